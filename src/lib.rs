@@ -2,7 +2,18 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod clock;
+mod decoded;
+mod divisor;
+mod error;
+mod generator;
 mod id;
+mod layout;
 mod sync;
 
+pub use self::clock::{Clock, ManualClock, TscClock, TscClockBuilder, WallClock};
+pub use self::decoded::Decoded;
+pub use self::error::{Field, LayoutError, MintError};
+pub use self::generator::{Generator, GeneratorBuilder, Rollback};
 pub use self::id::Id;
+pub use self::layout::{Layout, LayoutBuilder, Order};

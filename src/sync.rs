@@ -15,3 +15,12 @@ pub(crate) use std::{
     sync::atomic::{AtomicU64, Ordering},
     thread::yield_now,
 };
+
+/// How many doublings of `spin_loop` a contended CAS retry backs off for. Under loom every
+/// spin hint is a scheduling point, so backing off only multiplies the states to explore.
+#[cfg(loom)]
+pub(crate) const SPIN_DOUBLINGS: u32 = 0;
+/// How many doublings of `spin_loop` a contended CAS retry backs off for: 2^6 = 64 hints,
+/// about the time another core needs to finish its own CAS and move on.
+#[cfg(not(loom))]
+pub(crate) const SPIN_DOUBLINGS: u32 = 6;

@@ -1,0 +1,31 @@
+//! [`WallClock`]: the operating system's clock, read on every call.
+
+use super::{system_unix_nanos, Clock};
+
+/// Reads `SystemTime::now()` on every call (~35 ns here), for users who want IDs to follow
+/// the operating system's clock exactly, steps included.
+///
+/// A wall clock can step backwards (NTP, an operator, a VM restore). What the generator does
+/// then is its [`Rollback`](crate::Rollback) policy: keep issuing from the last time while
+/// that tick's sequence lasts, or wait up to its bound and then return
+/// [`MintError::ClockBehind`](crate::MintError::ClockBehind). It never repeats an ID and never
+/// waits without a bound.
+///
+/// ```
+/// use snowmint::{Clock, Generator, Layout, WallClock};
+///
+/// let gen = Generator::with_clock(Layout::TWITTER, WallClock).node(1).build()?;
+/// let id = gen.next_id()?;
+/// let made = Layout::TWITTER.decode(id).unix_millis();
+/// assert!(made <= WallClock.now_unix_nanos() / 1_000_000);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct WallClock;
+
+impl Clock for WallClock {
+    #[inline]
+    fn now_unix_nanos(&self) -> u64 {
+        system_unix_nanos()
+    }
+}

@@ -1,0 +1,226 @@
+//! Errors of layouts and of minting.
+
+use core::fmt;
+use std::time::Duration;
+
+/// One of the three fields of an ID.
+///
+/// ```
+/// assert_eq!(snowmint::Field::Node.to_string(), "node");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Field {
+    /// The timestamp, in the layout's ticks since its epoch.
+    Time,
+    /// The node (machine, worker, shard) number.
+    Node,
+    /// The sequence number within one tick.
+    Sequence,
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Field::Time => "time",
+            Field::Node => "node",
+            Field::Sequence => "sequence",
+        })
+    }
+}
+
+/// Why a layout, or a value for one of its fields, was rejected.
+///
+/// Every message names the rule that was broken and the allowed range.
+///
+/// ```
+/// use snowmint::{Layout, LayoutError};
+///
+/// let err = Layout::builder().time_bits(41).node_bits(10).sequence_bits(13).build().unwrap_err();
+/// assert_eq!(err, LayoutError::TooWide { total: 64, max_bits: 63 });
+/// assert_eq!(
+///     err.to_string(),
+///     "layout fields need 64 bits (time + node + sequence) but at most 63 are allowed"
+/// );
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LayoutError {
+    /// The time field has no bits.
+    NoTimeBits,
+    /// `time + node + sequence` bits exceed the layout's width.
+    TooWide {
+        /// Bits the three fields need together.
+        total: u32,
+        /// Bits the layout allows (63 unless set otherwise).
+        max_bits: u8,
+    },
+    /// The width is not between 1 and 64 bits.
+    MaxBitsOutOfRange {
+        /// The width asked for.
+        max_bits: u8,
+    },
+    /// The time unit is zero.
+    ZeroUnit,
+    /// The time unit does not fit in 64 bits of nanoseconds (about 584 years).
+    UnitTooLong,
+    /// The epoch lies before 1970-01-01T00:00:00Z.
+    EpochBeforeUnixEpoch,
+    /// The epoch lies in the future.
+    EpochInFuture {
+        /// The epoch, in milliseconds since the Unix epoch.
+        epoch_unix_millis: u64,
+        /// The wall clock when the layout was built.
+        now_unix_millis: u64,
+    },
+    /// The time field would overflow at a date that cannot be expressed in Unix milliseconds
+    /// in a `u64`.
+    ExpiryUnrepresentable,
+    /// A field value is larger than its bits allow.
+    FieldOutOfRange {
+        /// Which field.
+        field: Field,
+        /// The value given.
+        value: u64,
+        /// The largest allowed value.
+        max: u64,
+    },
+    /// A time lies before the layout's epoch.
+    TimeBeforeEpoch {
+        /// The time, in milliseconds since the Unix epoch (0 for times before 1970).
+        unix_millis: u64,
+        /// The layout's epoch, in milliseconds since the Unix epoch.
+        epoch_unix_millis: u64,
+    },
+    /// A time lies at or after the moment the layout's time field overflows.
+    TimeAfterExpiry {
+        /// The time, in milliseconds since the Unix epoch.
+        unix_millis: u64,
+        /// The layout's expiry, in milliseconds since the Unix epoch.
+        expiry_unix_millis: u64,
+    },
+}
+
+impl fmt::Display for LayoutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            LayoutError::NoTimeBits => f.write_str("layout has no time bits: time_bits must be 1 to 64"),
+            LayoutError::TooWide { total, max_bits } => write!(
+                f,
+                "layout fields need {total} bits (time + node + sequence) but at most {max_bits} are allowed"
+            ),
+            LayoutError::MaxBitsOutOfRange { max_bits } => {
+                write!(f, "layout width of {max_bits} bits is out of range: allowed 1 to 64")
+            }
+            LayoutError::ZeroUnit => f.write_str("layout time unit is zero: it must be at least 1 ns"),
+            LayoutError::UnitTooLong => {
+                f.write_str("layout time unit is too long: it must be below 2^64 ns (about 584 years)")
+            }
+            LayoutError::EpochBeforeUnixEpoch => {
+                f.write_str("layout epoch is before 1970-01-01T00:00:00Z: it must not be")
+            }
+            LayoutError::EpochInFuture { epoch_unix_millis, now_unix_millis } => write!(
+                f,
+                "layout epoch {epoch_unix_millis} ms (Unix) is in the future: it must be at most now ({now_unix_millis} ms)"
+            ),
+            LayoutError::ExpiryUnrepresentable => f.write_str(
+                "layout time field overflows too far in the future: its expiry must fit in u64 Unix milliseconds",
+            ),
+            LayoutError::FieldOutOfRange { field, value, max } => {
+                write!(f, "{field} {value} is out of range: allowed 0 to {max}")
+            }
+            LayoutError::TimeBeforeEpoch { unix_millis, epoch_unix_millis } => write!(
+                f,
+                "time {unix_millis} ms (Unix) is before the layout epoch: allowed from {epoch_unix_millis} ms"
+            ),
+            LayoutError::TimeAfterExpiry { unix_millis, expiry_unix_millis } => write!(
+                f,
+                "time {unix_millis} ms (Unix) is past the layout's expiry: allowed before {expiry_unix_millis} ms"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LayoutError {}
+
+/// Why a generator could not mint an ID.
+///
+/// None of these ever leads to a repeated ID: the generator refuses instead.
+///
+/// ```
+/// use std::time::Duration;
+/// use snowmint::MintError;
+///
+/// let err = MintError::Exhausted { retry_after: Duration::from_micros(250) };
+/// assert_eq!(err.retry_after(), Some(Duration::from_micros(250)));
+/// assert!(err.to_string().contains("retry after 250µs"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum MintError {
+    /// Every sequence number of the current tick is used, and so is the lead the generator
+    /// may borrow: the next ID can be minted after `retry_after`.
+    Exhausted {
+        /// How long until the clock reaches the next tick that may be used.
+        retry_after: Duration,
+    },
+    /// The clock is behind the last time the generator issued (it was stepped back), by more
+    /// than the lead allows.
+    ClockBehind {
+        /// How far the clock must still move forward before minting can go on.
+        behind: Duration,
+    },
+    /// The clock reads a time before the layout's epoch.
+    BeforeEpoch {
+        /// The clock's reading, in milliseconds since the Unix epoch.
+        now_unix_millis: u64,
+        /// The layout's epoch, in milliseconds since the Unix epoch.
+        epoch_unix_millis: u64,
+    },
+    /// The layout's time field is full: its expiry date has passed.
+    Expired {
+        /// The layout's expiry, in milliseconds since the Unix epoch.
+        expiry_unix_millis: u64,
+    },
+}
+
+impl MintError {
+    /// How long to wait before trying again, when waiting can help.
+    ///
+    /// ```
+    /// use snowmint::MintError;
+    /// let err = MintError::Expired { expiry_unix_millis: 0 };
+    /// assert_eq!(err.retry_after(), None);
+    /// ```
+    pub const fn retry_after(&self) -> Option<Duration> {
+        match *self {
+            MintError::Exhausted { retry_after } => Some(retry_after),
+            MintError::ClockBehind { behind } => Some(behind),
+            MintError::BeforeEpoch { .. } | MintError::Expired { .. } => None,
+        }
+    }
+}
+
+impl fmt::Display for MintError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            MintError::Exhausted { retry_after } => write!(
+                f,
+                "sequence exhausted for this tick (and the allowed lead): retry after {retry_after:?}"
+            ),
+            MintError::ClockBehind { behind } => write!(
+                f,
+                "clock moved backwards: it is {behind:?} behind the last issued time, beyond the allowed lead"
+            ),
+            MintError::BeforeEpoch { now_unix_millis, epoch_unix_millis } => write!(
+                f,
+                "clock reads {now_unix_millis} ms (Unix), before the layout epoch: minting is allowed from {epoch_unix_millis} ms"
+            ),
+            MintError::Expired { expiry_unix_millis } => write!(
+                f,
+                "layout expired: its time field overflowed at {expiry_unix_millis} ms (Unix)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MintError {}

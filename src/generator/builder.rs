@@ -1,0 +1,181 @@
+//! [`GeneratorBuilder`]: a generator's settings, checked when built.
+
+use std::time::Duration;
+
+use super::{Generator, Rollback};
+use crate::clock::Clock;
+use crate::error::{Field, LayoutError};
+use crate::id::Id;
+use crate::layout::Layout;
+
+/// Settings of a [`Generator`]: node, lead, waiting and the clock.
+///
+/// ```
+/// use std::time::Duration;
+/// use snowmint::{Generator, Layout, Rollback, WallClock};
+///
+/// let gen = Generator::with_clock(Layout::TWITTER, WallClock)
+///     .node(3)
+///     .lead_ticks(4)                         // may borrow up to 4 ms ahead under bursts
+///     .max_wait(Duration::from_millis(50))   // next_id never waits longer
+///     .on_rollback(Rollback::Wait)
+///     .build()?;
+/// assert_eq!(gen.lead_ticks(), 4);
+/// # Ok::<(), snowmint::LayoutError>(())
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct GeneratorBuilder<C> {
+    pub(super) layout: Layout,
+    pub(super) node: u64,
+    pub(super) lead_ticks: u64,
+    pub(super) max_wait: Option<Duration>,
+    pub(super) rollback: Rollback,
+    pub(super) start_after: Option<Id>,
+    pub(super) clock: C,
+}
+
+impl<C: Clock> GeneratorBuilder<C> {
+    /// Settings for `layout` on `clock`, node 0.
+    ///
+    /// ```
+    /// use snowmint::{GeneratorBuilder, Layout, WallClock};
+    /// let gen = GeneratorBuilder::new(Layout::SONYFLAKE, WallClock).node(12).build()?;
+    /// assert_eq!(gen.node(), 12);
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub fn new(layout: Layout, clock: C) -> GeneratorBuilder<C> {
+        GeneratorBuilder {
+            layout,
+            node: 0,
+            lead_ticks: 0,
+            max_wait: None,
+            rollback: Rollback::default(),
+            start_after: None,
+            clock,
+        }
+    }
+
+    /// The node number (checked against the layout's node bits when built).
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout};
+    /// assert!(Generator::builder(Layout::TWITTER).node(1024).build().is_err());
+    /// ```
+    pub fn node(mut self, node: u64) -> Self {
+        self.node = node;
+        self
+    }
+
+    /// How many future ticks the generator may borrow when a tick's sequence runs out before
+    /// the clock moves on (default 0: strict). Borrowed ticks make bursts faster; the IDs'
+    /// time then runs at most this many ticks ahead of the clock.
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, ManualClock};
+    /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
+    /// let gen = Generator::with_clock(Layout::SONYFLAKE, clock).lead_ticks(1).build()?;
+    /// // Two 10 ms ticks' worth at once, the clock standing still.
+    /// for _ in 0..512 {
+    ///     gen.try_next_id()?;
+    /// }
+    /// assert!(gen.try_next_id().is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn lead_ticks(mut self, ticks: u64) -> Self {
+        self.lead_ticks = ticks;
+        self
+    }
+
+    /// The longest [`Generator::next_id`] waits before returning the reason as an error
+    /// (default: one second, or one tick of the layout if that is longer).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let gen = snowmint::Generator::builder(snowmint::Layout::TWITTER)
+    ///     .max_wait(Duration::from_millis(10))
+    ///     .build()?;
+    /// assert_eq!(gen.max_wait(), Duration::from_millis(10));
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub fn max_wait(mut self, max_wait: Duration) -> Self {
+        self.max_wait = Some(max_wait);
+        self
+    }
+
+    /// The policy for a clock behind the last issued time (default [`Rollback::Continue`]).
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, Rollback};
+    /// let gen = Generator::builder(Layout::TWITTER).on_rollback(Rollback::Wait).build()?;
+    /// assert_eq!(gen.rollback(), Rollback::Wait);
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub fn on_rollback(mut self, policy: Rollback) -> Self {
+        self.rollback = policy;
+        self
+    }
+
+    /// Resume after an ID this node issued before (saved from [`Generator::last_id`]): every
+    /// ID the new generator mints is greater, even if the clock now reads earlier.
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout};
+    /// let old = Generator::new(Layout::TWITTER, 5)?;
+    /// let last = old.next_id()?;
+    /// let new = Generator::builder(Layout::TWITTER).node(5).start_after(last).build()?;
+    /// assert!(new.next_id()? > last);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn start_after(mut self, id: Id) -> Self {
+        self.start_after = Some(id);
+        self
+    }
+
+    /// Uses another clock.
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, WallClock};
+    /// let gen = Generator::builder(Layout::TWITTER).clock(WallClock).build()?;
+    /// assert!(gen.next_id().is_ok());
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub fn clock<D: Clock>(self, clock: D) -> GeneratorBuilder<D> {
+        GeneratorBuilder {
+            layout: self.layout,
+            node: self.node,
+            lead_ticks: self.lead_ticks,
+            max_wait: self.max_wait,
+            rollback: self.rollback,
+            start_after: self.start_after,
+            clock,
+        }
+    }
+
+    /// Checks the node against the layout and builds the generator.
+    ///
+    /// ```
+    /// use snowmint::{Field, Generator, Layout, LayoutError};
+    /// let err = Generator::builder(Layout::JS53).node(16).build().unwrap_err();
+    /// assert_eq!(err, LayoutError::FieldOutOfRange { field: Field::Node, value: 16, max: 15 });
+    /// assert_eq!(err.to_string(), "node 16 is out of range: allowed 0 to 15");
+    /// ```
+    pub fn build(self) -> Result<Generator<C>, LayoutError> {
+        let layout = self.layout;
+        if self.node > layout.max_node() {
+            return Err(LayoutError::FieldOutOfRange {
+                field: Field::Node,
+                value: self.node,
+                max: layout.max_node(),
+            });
+        }
+        let start = match self.start_after {
+            Some(id) => {
+                let d = layout.decode(id);
+                d.ticks() << layout.sequence_bits() | d.sequence()
+            }
+            None => 0,
+        };
+        Ok(Generator::from_builder(self, start))
+    }
+}

@@ -1,0 +1,34 @@
+//! [`Rollback`]: the policy for a clock that is behind the last issued time.
+
+/// What a generator does when its clock reads earlier than the last time it issued (beyond
+/// its lead): the wall clock was stepped back, or another core's clock lags this one.
+///
+/// Neither policy ever repeats an ID or waits without bound: waits end at the generator's
+/// `max_wait` (or the call's timeout) with [`MintError::ClockBehind`](crate::MintError).
+///
+/// ```
+/// use std::time::Duration;
+/// use snowmint::{Generator, Layout, ManualClock, MintError, Rollback};
+///
+/// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
+/// let strict = Generator::with_clock(Layout::TWITTER, clock.clone())
+///     .on_rollback(Rollback::Wait)
+///     .max_wait(Duration::from_millis(5))
+///     .build()?;
+/// strict.next_id()?;
+/// clock.rewind(Duration::from_secs(1));
+/// // Waiting 5 ms cannot cover a one-second step back: the call says so at once.
+/// let err = strict.next_id().unwrap_err();
+/// assert!(matches!(err, MintError::ClockBehind { .. }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Rollback {
+    /// Keep issuing in the last issued tick while its sequence lasts, as Sonyflake does, then
+    /// wait for the clock to catch up. Small backward corrections cost nothing. The default.
+    #[default]
+    Continue,
+    /// Issue nothing stamped more than the lead ahead of the clock: wait for the clock to
+    /// catch up, then continue.
+    Wait,
+}

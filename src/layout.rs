@@ -1,0 +1,840 @@
+//! [`Layout`]: which bits of an ID hold the time, the node and the sequence.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::decoded::Decoded;
+use crate::divisor::Divisor;
+use crate::error::{Field, LayoutError};
+use crate::id::Id;
+
+const NANOS_PER_MILLI: u64 = 1_000_000;
+
+/// The order of the fields below the time field, which is always on top so that IDs sort by
+/// time.
+///
+/// ```
+/// use snowmint::{Layout, Order};
+/// assert_eq!(Layout::TWITTER.order(), Order::TimeNodeSequence);
+/// assert_eq!(Layout::SONYFLAKE.order(), Order::TimeSequenceNode);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// `time | node | sequence`, as Twitter, Discord and Instagram.
+    TimeNodeSequence,
+    /// `time | sequence | node`, as Sonyflake (machine ID in the low bits).
+    TimeSequenceNode,
+}
+
+/// The shape of an ID: field widths, field order, time unit and epoch.
+///
+/// A layout is a small `Copy` value that belongs to a generator and travels with the code
+/// that decodes its IDs; nothing about it is global, so one process can mint and decode
+/// several layouts side by side. Layouts are validated when built: the fields must fit the
+/// width (63 bits by default, so IDs stay positive as `i64`), the unit must be non-zero and
+/// the expiry date (when the time field overflows) must be known.
+///
+/// ```
+/// use std::time::{Duration, UNIX_EPOCH};
+/// use snowmint::Layout;
+///
+/// let twitter = Layout::TWITTER;
+/// assert_eq!((twitter.time_bits(), twitter.node_bits(), twitter.sequence_bits()), (41, 10, 12));
+/// assert_eq!(twitter.unit(), Duration::from_millis(1));
+/// // The time field overflows in September 2080...
+/// assert_eq!(twitter.expiry_unix_millis(), 1_288_834_974_657 + (1 << 41));
+/// // ...and one node mints at most 4,096 IDs per millisecond.
+/// assert_eq!(twitter.capacity_per_second(), 4_096_000.0);
+///
+/// // A custom layout, checked at compile time because it is a constant:
+/// const MINE: Layout = Layout::builder()
+///     .time_bits(40)
+///     .node_bits(8)
+///     .sequence_bits(15)
+///     .unit(Duration::from_micros(100))
+///     .epoch_unix_millis(1_700_000_000_000)
+///     .build_const();
+/// assert_eq!(MINE.max_node(), 255);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Layout {
+    time_bits: u8,
+    node_bits: u8,
+    sequence_bits: u8,
+    max_bits: u8,
+    order: Order,
+    epoch_nanos: u64,
+    unit: Divisor,
+    time_shift: u8,
+    node_shift: u8,
+    sequence_shift: u8,
+}
+
+/// Builds a [`Layout`]; every method is `const` so layouts can be compile-time constants.
+///
+/// Starts from Twitter's layout (41 time / 10 node / 12 sequence bits, 1 ms, epoch
+/// 2010-11-04T01:42:54.657Z, 63 bits).
+///
+/// ```
+/// use std::time::Duration;
+/// use snowmint::{Layout, LayoutError, Order};
+///
+/// let layout = Layout::builder()
+///     .time_bits(39)
+///     .sequence_bits(8)
+///     .node_bits(16)
+///     .unit(Duration::from_millis(10))
+///     .order(Order::TimeSequenceNode)
+///     .epoch_unix_millis(1_409_529_600_000)
+///     .build()?;
+/// assert_eq!(layout, Layout::SONYFLAKE);
+/// # Ok::<(), LayoutError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct LayoutBuilder {
+    time_bits: u8,
+    node_bits: u8,
+    sequence_bits: u8,
+    max_bits: u8,
+    order: Order,
+    epoch_nanos: u64,
+    epoch_before_unix: bool,
+    unit_nanos: u128,
+}
+
+impl LayoutBuilder {
+    /// Bits of the time field (1 to 64).
+    ///
+    /// ```
+    /// let l = snowmint::Layout::builder().time_bits(40).build_const();
+    /// assert_eq!(l.time_bits(), 40);
+    /// ```
+    pub const fn time_bits(mut self, bits: u8) -> Self {
+        self.time_bits = bits;
+        self
+    }
+
+    /// Bits of the node field (0 to 63).
+    ///
+    /// ```
+    /// let l = snowmint::Layout::builder().node_bits(5).build_const();
+    /// assert_eq!(l.max_node(), 31);
+    /// ```
+    pub const fn node_bits(mut self, bits: u8) -> Self {
+        self.node_bits = bits;
+        self
+    }
+
+    /// Bits of the sequence field (0 to 63).
+    ///
+    /// ```
+    /// let l = snowmint::Layout::builder().sequence_bits(8).build_const();
+    /// assert_eq!(l.ids_per_tick(), 256);
+    /// ```
+    pub const fn sequence_bits(mut self, bits: u8) -> Self {
+        self.sequence_bits = bits;
+        self
+    }
+
+    /// The most bits an ID may use (1 to 64; default 63, so IDs are positive as `i64`).
+    /// Use 64 for unsigned layouts, 53 for IDs that JavaScript numbers hold exactly.
+    ///
+    /// ```
+    /// let l = snowmint::Layout::builder().time_bits(42).max_bits(64).build_const();
+    /// assert_eq!(l.max_bits(), 64);
+    /// ```
+    pub const fn max_bits(mut self, bits: u8) -> Self {
+        self.max_bits = bits;
+        self
+    }
+
+    /// Field order below the time field.
+    ///
+    /// ```
+    /// use snowmint::{Layout, Order};
+    /// let l = Layout::builder().order(Order::TimeSequenceNode).build_const();
+    /// assert_eq!(l.order(), Order::TimeSequenceNode);
+    /// ```
+    pub const fn order(mut self, order: Order) -> Self {
+        self.order = order;
+        self
+    }
+
+    /// The length of one tick of the time field (at least 1 ns, below 2^64 ns).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let l = snowmint::Layout::builder().unit(Duration::from_millis(10)).build_const();
+    /// assert_eq!(l.unit(), Duration::from_millis(10));
+    /// ```
+    pub const fn unit(mut self, unit: Duration) -> Self {
+        self.unit_nanos = unit.as_nanos();
+        self
+    }
+
+    /// The epoch (time zero of the time field), in milliseconds since the Unix epoch.
+    ///
+    /// ```
+    /// let l = snowmint::Layout::builder().epoch_unix_millis(1_420_070_400_000).build_const();
+    /// assert_eq!(l.epoch_unix_millis(), 1_420_070_400_000);
+    /// ```
+    pub const fn epoch_unix_millis(self, millis: u64) -> Self {
+        match millis.checked_mul(NANOS_PER_MILLI) {
+            Some(nanos) => self.epoch_unix_nanos(nanos),
+            // Past year 2554: far beyond any epoch that is not in the future.
+            None => self.epoch_unix_nanos(u64::MAX),
+        }
+    }
+
+    /// The epoch in nanoseconds since the Unix epoch.
+    ///
+    /// ```
+    /// let l = snowmint::Layout::builder().epoch_unix_nanos(1_500_000_000_123_456_789).build_const();
+    /// assert_eq!(l.epoch_unix_nanos(), 1_500_000_000_123_456_789);
+    /// ```
+    pub const fn epoch_unix_nanos(mut self, nanos: u64) -> Self {
+        self.epoch_nanos = nanos;
+        self.epoch_before_unix = false;
+        self
+    }
+
+    /// The epoch as a `SystemTime` (for example Sonyflake's settable start time).
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// use snowmint::Layout;
+    /// let start = UNIX_EPOCH + Duration::from_secs(1_600_000_000);
+    /// let l = Layout::SONYFLAKE.to_builder().epoch(start).build()?;
+    /// assert_eq!(l.epoch(), start);
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub fn epoch(mut self, epoch: SystemTime) -> Self {
+        match epoch.duration_since(UNIX_EPOCH) {
+            Ok(since) => {
+                self.epoch_nanos = u64::try_from(since.as_nanos()).unwrap_or(u64::MAX);
+                self.epoch_before_unix = false;
+            }
+            Err(_) => self.epoch_before_unix = true,
+        }
+        self
+    }
+
+    /// Validates the layout's shape: every rule but "the epoch is not in the future", which
+    /// needs the wall clock (see [`build`](Self::build)). `const`, for constants.
+    ///
+    /// ```
+    /// use snowmint::{Layout, LayoutError};
+    /// assert_eq!(Layout::builder().time_bits(0).validate(), Err(LayoutError::NoTimeBits));
+    /// ```
+    pub const fn validate(self) -> Result<Layout, LayoutError> {
+        if self.max_bits == 0 || self.max_bits > 64 {
+            return Err(LayoutError::MaxBitsOutOfRange {
+                max_bits: self.max_bits,
+            });
+        }
+        if self.time_bits == 0 {
+            return Err(LayoutError::NoTimeBits);
+        }
+        let total = self.time_bits as u32 + self.node_bits as u32 + self.sequence_bits as u32;
+        if total > self.max_bits as u32 {
+            return Err(LayoutError::TooWide {
+                total,
+                max_bits: self.max_bits,
+            });
+        }
+        if self.unit_nanos == 0 {
+            return Err(LayoutError::ZeroUnit);
+        }
+        if self.unit_nanos > u64::MAX as u128 {
+            return Err(LayoutError::UnitTooLong);
+        }
+        if self.epoch_before_unix {
+            return Err(LayoutError::EpochBeforeUnixEpoch);
+        }
+        // The expiry, epoch + 2^time_bits ticks, must be a known date in u64 Unix millis.
+        // time_bits <= 64 and unit < 2^64, so the product fits in u128 unless time_bits is 64
+        // and the unit is large, which checked_mul catches.
+        let ticks = 1_u128 << self.time_bits;
+        let expiry = match ticks.checked_mul(self.unit_nanos) {
+            Some(span) => span + self.epoch_nanos as u128,
+            None => return Err(LayoutError::ExpiryUnrepresentable),
+        };
+        if expiry / NANOS_PER_MILLI as u128 > u64::MAX as u128 {
+            return Err(LayoutError::ExpiryUnrepresentable);
+        }
+        let (time_shift, node_shift, sequence_shift) = match self.order {
+            Order::TimeNodeSequence => (self.node_bits + self.sequence_bits, self.sequence_bits, 0),
+            Order::TimeSequenceNode => (self.node_bits + self.sequence_bits, 0, self.node_bits),
+        };
+        Ok(Layout {
+            time_bits: self.time_bits,
+            node_bits: self.node_bits,
+            sequence_bits: self.sequence_bits,
+            max_bits: self.max_bits,
+            order: self.order,
+            epoch_nanos: self.epoch_nanos,
+            unit: Divisor::new(self.unit_nanos as u64),
+            time_shift,
+            node_shift,
+            sequence_shift,
+        })
+    }
+
+    /// Validates as [`validate`](Self::validate) and panics on a broken rule: in a `const`
+    /// item the panic is a compile error, so constant layouts are checked at build time.
+    ///
+    /// ```
+    /// const L: snowmint::Layout = snowmint::Layout::builder().node_bits(0).sequence_bits(22).build_const();
+    /// assert_eq!(L.ids_per_tick(), 1 << 22);
+    /// ```
+    ///
+    /// ```compile_fail
+    /// // 41 + 10 + 13 = 64 bits do not fit the default 63.
+    /// const L: snowmint::Layout = snowmint::Layout::builder().sequence_bits(13).build_const();
+    /// ```
+    pub const fn build_const(self) -> Layout {
+        match self.validate() {
+            Ok(layout) => layout,
+            Err(LayoutError::NoTimeBits) => panic!("invalid layout: time_bits must be 1 to 64"),
+            Err(LayoutError::TooWide { .. }) => {
+                panic!("invalid layout: time + node + sequence bits exceed max_bits")
+            }
+            Err(LayoutError::MaxBitsOutOfRange { .. }) => {
+                panic!("invalid layout: max_bits must be 1 to 64")
+            }
+            Err(LayoutError::ZeroUnit) => panic!("invalid layout: the unit must be at least 1 ns"),
+            Err(LayoutError::UnitTooLong) => {
+                panic!("invalid layout: the unit must be below 2^64 ns")
+            }
+            Err(LayoutError::EpochBeforeUnixEpoch) => {
+                panic!("invalid layout: the epoch is before 1970")
+            }
+            Err(_) => panic!("invalid layout: the expiry does not fit in u64 Unix milliseconds"),
+        }
+    }
+
+    /// Validates every rule, including that the epoch is not in the future by the wall clock.
+    ///
+    /// ```
+    /// use snowmint::{Layout, LayoutError};
+    /// let far = Layout::builder().epoch_unix_millis(4_000_000_000_000).build();
+    /// assert!(matches!(far, Err(LayoutError::EpochInFuture { .. })));
+    /// ```
+    pub fn build(self) -> Result<Layout, LayoutError> {
+        let layout = self.validate()?;
+        let now_nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+        if layout.epoch_nanos > now_nanos {
+            return Err(LayoutError::EpochInFuture {
+                epoch_unix_millis: layout.epoch_unix_millis(),
+                now_unix_millis: now_nanos / NANOS_PER_MILLI,
+            });
+        }
+        Ok(layout)
+    }
+}
+
+impl Layout {
+    /// Twitter's Snowflake: 41 time bits of 1 ms from 2010-11-04T01:42:54.657Z, 10 node bits,
+    /// 12 sequence bits; 63 bits; expires 2080-07-10.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::TWITTER.epoch_unix_millis(), 1_288_834_974_657);
+    /// ```
+    pub const TWITTER: Layout = Layout::builder().build_const();
+
+    /// Sonyflake: 39 time bits of 10 ms from 2014-09-01T00:00:00Z, then 8 sequence bits and
+    /// 16 machine bits in the low bits; 63 bits; expires 2188-11-16. Change the start time
+    /// with `Layout::SONYFLAKE.to_builder().epoch(start).build()`.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::SONYFLAKE.capacity_per_second(), 25_600.0);
+    /// ```
+    pub const SONYFLAKE: Layout = Layout::builder()
+        .time_bits(39)
+        .sequence_bits(8)
+        .node_bits(16)
+        .unit(Duration::from_millis(10))
+        .order(Order::TimeSequenceNode)
+        .epoch_unix_millis(1_409_529_600_000)
+        .build_const();
+
+    /// Discord: 42 time bits of 1 ms from 2015-01-01T00:00:00Z, 10 node bits (5 worker and 5
+    /// process bits: `node = worker << 5 | process`), 12 increment bits; all 64 bits
+    /// (unsigned); expires 2154-05-15.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::DISCORD.max_bits(), 64);
+    /// ```
+    pub const DISCORD: Layout = Layout::builder()
+        .time_bits(42)
+        .max_bits(64)
+        .epoch_unix_millis(1_420_070_400_000)
+        .build_const();
+
+    /// Instagram: 41 time bits of 1 ms from 2011-08-12T21:07:01.721Z, 13 shard bits, 10
+    /// sequence bits; 64 bits; expires 2081-04-30.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::INSTAGRAM.max_node(), 8191);
+    /// ```
+    pub const INSTAGRAM: Layout = Layout::builder()
+        .time_bits(41)
+        .node_bits(13)
+        .sequence_bits(10)
+        .max_bits(64)
+        .epoch_unix_millis(1_314_220_021_721)
+        .build_const();
+
+    /// JavaScript-safe: 40 time bits of 1 ms from 2025-01-01T00:00:00Z, 4 node bits, 9
+    /// sequence bits: every ID stays below 2^53 (`Number.MAX_SAFE_INTEGER`) until the layout
+    /// expires on 2059-11-04, 34 years after its epoch; 512,000 IDs/s per node.
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    /// let js = Layout::JS53;
+    /// assert_eq!(js.max_bits(), 53);
+    /// let last = js.compose(js.max_ticks(), js.max_node(), js.max_sequence())?;
+    /// assert_eq!(last.to_u64(), (1 << 53) - 1);
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub const JS53: Layout = Layout::builder()
+        .time_bits(40)
+        .node_bits(4)
+        .sequence_bits(9)
+        .max_bits(53)
+        .epoch_unix_millis(1_735_689_600_000)
+        .build_const();
+
+    /// The presets by name, for command lines and configuration files.
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    /// assert!(Layout::PRESETS.iter().any(|&(name, l)| name == "sonyflake" && l == Layout::SONYFLAKE));
+    /// ```
+    pub const PRESETS: [(&'static str, Layout); 5] = [
+        ("twitter", Layout::TWITTER),
+        ("sonyflake", Layout::SONYFLAKE),
+        ("discord", Layout::DISCORD),
+        ("instagram", Layout::INSTAGRAM),
+        ("js53", Layout::JS53),
+    ];
+
+    /// A preset by (case-sensitive) name, as listed in [`PRESETS`](Self::PRESETS).
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::preset("discord"), Some(snowmint::Layout::DISCORD));
+    /// assert_eq!(snowmint::Layout::preset("nope"), None);
+    /// ```
+    pub fn preset(name: &str) -> Option<Layout> {
+        Layout::PRESETS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, l)| l)
+    }
+
+    /// A builder starting from Twitter's layout.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::builder().build_const(), snowmint::Layout::TWITTER);
+    /// ```
+    pub const fn builder() -> LayoutBuilder {
+        LayoutBuilder {
+            time_bits: 41,
+            node_bits: 10,
+            sequence_bits: 12,
+            max_bits: 63,
+            order: Order::TimeNodeSequence,
+            epoch_nanos: 1_288_834_974_657 * NANOS_PER_MILLI,
+            epoch_before_unix: false,
+            unit_nanos: NANOS_PER_MILLI as u128,
+        }
+    }
+
+    /// A builder holding this layout, to derive a variant.
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    /// let wide = Layout::TWITTER.to_builder().node_bits(11).sequence_bits(11).build_const();
+    /// assert_eq!(wide.max_node(), 2047);
+    /// ```
+    pub const fn to_builder(&self) -> LayoutBuilder {
+        LayoutBuilder {
+            time_bits: self.time_bits,
+            node_bits: self.node_bits,
+            sequence_bits: self.sequence_bits,
+            max_bits: self.max_bits,
+            order: self.order,
+            epoch_nanos: self.epoch_nanos,
+            epoch_before_unix: false,
+            unit_nanos: self.unit.get() as u128,
+        }
+    }
+
+    /// Bits of the time field.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::SONYFLAKE.time_bits(), 39);
+    /// ```
+    pub const fn time_bits(&self) -> u8 {
+        self.time_bits
+    }
+
+    /// Bits of the node field.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::SONYFLAKE.node_bits(), 16);
+    /// ```
+    pub const fn node_bits(&self) -> u8 {
+        self.node_bits
+    }
+
+    /// Bits of the sequence field.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::SONYFLAKE.sequence_bits(), 8);
+    /// ```
+    pub const fn sequence_bits(&self) -> u8 {
+        self.sequence_bits
+    }
+
+    /// The most bits an ID of this layout may use.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::TWITTER.max_bits(), 63);
+    /// ```
+    pub const fn max_bits(&self) -> u8 {
+        self.max_bits
+    }
+
+    /// The field order below the time field.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::DISCORD.order(), snowmint::Order::TimeNodeSequence);
+    /// ```
+    pub const fn order(&self) -> Order {
+        self.order
+    }
+
+    /// The length of one tick.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::SONYFLAKE.unit(), std::time::Duration::from_millis(10));
+    /// ```
+    pub const fn unit(&self) -> Duration {
+        Duration::from_nanos(self.unit.get())
+    }
+
+    /// The length of one tick in nanoseconds.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::TWITTER.unit_nanos(), 1_000_000);
+    /// ```
+    pub const fn unit_nanos(&self) -> u64 {
+        self.unit.get()
+    }
+
+    /// The epoch, in nanoseconds since the Unix epoch.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::DISCORD.epoch_unix_nanos(), 1_420_070_400_000_000_000);
+    /// ```
+    pub const fn epoch_unix_nanos(&self) -> u64 {
+        self.epoch_nanos
+    }
+
+    /// The epoch, in milliseconds since the Unix epoch (rounded down).
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::INSTAGRAM.epoch_unix_millis(), 1_314_220_021_721);
+    /// ```
+    pub const fn epoch_unix_millis(&self) -> u64 {
+        self.epoch_nanos / NANOS_PER_MILLI
+    }
+
+    /// The epoch.
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// assert_eq!(snowmint::Layout::DISCORD.epoch(), UNIX_EPOCH + Duration::from_secs(1_420_070_400));
+    /// ```
+    pub fn epoch(&self) -> SystemTime {
+        UNIX_EPOCH + Duration::from_nanos(self.epoch_nanos)
+    }
+
+    /// The largest time field value, in ticks.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::TWITTER.max_ticks(), (1 << 41) - 1);
+    /// ```
+    pub const fn max_ticks(&self) -> u64 {
+        mask(self.time_bits)
+    }
+
+    /// The largest node number.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::TWITTER.max_node(), 1023);
+    /// ```
+    pub const fn max_node(&self) -> u64 {
+        mask(self.node_bits)
+    }
+
+    /// The largest sequence number.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::TWITTER.max_sequence(), 4095);
+    /// ```
+    pub const fn max_sequence(&self) -> u64 {
+        mask(self.sequence_bits)
+    }
+
+    /// How many IDs one node can mint per tick: `2^sequence_bits`.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::SONYFLAKE.ids_per_tick(), 256);
+    /// ```
+    pub const fn ids_per_tick(&self) -> u64 {
+        self.max_sequence() + 1
+    }
+
+    /// How many IDs one node can mint per second at most (the layout's cap).
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::INSTAGRAM.capacity_per_second(), 1_024_000.0);
+    /// ```
+    pub fn capacity_per_second(&self) -> f64 {
+        self.ids_per_tick() as f64 * 1e9 / self.unit.get() as f64
+    }
+
+    /// When the time field overflows, in milliseconds since the Unix epoch (rounded down):
+    /// no ID can be minted at or after this moment.
+    ///
+    /// ```
+    /// // Sonyflake lasts 174 years from its start time.
+    /// assert_eq!(snowmint::Layout::SONYFLAKE.expiry_unix_millis(), 1_409_529_600_000 + (1 << 39) * 10);
+    /// ```
+    pub const fn expiry_unix_millis(&self) -> u64 {
+        // Validated when built: fits in u64 milliseconds.
+        (self.expiry_unix_nanos() / NANOS_PER_MILLI as u128) as u64
+    }
+
+    /// When the time field overflows.
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// let js = snowmint::Layout::JS53;
+    /// assert_eq!(js.expiry(), UNIX_EPOCH + Duration::from_millis(js.expiry_unix_millis()));
+    /// ```
+    pub fn expiry(&self) -> SystemTime {
+        let nanos = self.expiry_unix_nanos();
+        let secs = (nanos / 1_000_000_000) as u64;
+        UNIX_EPOCH + Duration::new(secs, (nanos % 1_000_000_000) as u32)
+    }
+
+    /// How long the layout lasts from its epoch to its expiry.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Layout::TWITTER.lifetime().as_millis(), 1 << 41);
+    /// ```
+    pub const fn lifetime(&self) -> Duration {
+        let nanos = (self.max_ticks() as u128 + 1) * self.unit.get() as u128;
+        Duration::new(
+            (nanos / 1_000_000_000) as u64,
+            (nanos % 1_000_000_000) as u32,
+        )
+    }
+
+    const fn expiry_unix_nanos(&self) -> u128 {
+        (self.max_ticks() as u128 + 1) * self.unit.get() as u128 + self.epoch_nanos as u128
+    }
+
+    /// Builds an ID from its fields, each checked against its bits.
+    ///
+    /// ```
+    /// use snowmint::{Field, Layout, LayoutError};
+    /// let l = Layout::TWITTER;
+    /// let id = l.compose(1, 2, 3)?;
+    /// assert_eq!(id.to_u64(), 1 << 22 | 2 << 12 | 3);
+    /// assert_eq!(
+    ///     l.compose(0, 1024, 0),
+    ///     Err(LayoutError::FieldOutOfRange { field: Field::Node, value: 1024, max: 1023 })
+    /// );
+    /// # Ok::<(), LayoutError>(())
+    /// ```
+    pub const fn compose(&self, ticks: u64, node: u64, sequence: u64) -> Result<Id, LayoutError> {
+        if ticks > self.max_ticks() {
+            return Err(LayoutError::FieldOutOfRange {
+                field: Field::Time,
+                value: ticks,
+                max: self.max_ticks(),
+            });
+        }
+        if node > self.max_node() {
+            return Err(LayoutError::FieldOutOfRange {
+                field: Field::Node,
+                value: node,
+                max: self.max_node(),
+            });
+        }
+        if sequence > self.max_sequence() {
+            return Err(LayoutError::FieldOutOfRange {
+                field: Field::Sequence,
+                value: sequence,
+                max: self.max_sequence(),
+            });
+        }
+        Ok(Id::from_u64(self.pack(ticks, node, sequence)))
+    }
+
+    /// Builds an ID from a time (rounded down to its tick) and the other two fields.
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// use snowmint::Layout;
+    /// let l = Layout::TWITTER;
+    /// let at = UNIX_EPOCH + Duration::from_millis(l.epoch_unix_millis() + 5);
+    /// assert_eq!(l.compose_at(at, 1, 0)?, l.compose(5, 1, 0)?);
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub fn compose_at(
+        &self,
+        time: SystemTime,
+        node: u64,
+        sequence: u64,
+    ) -> Result<Id, LayoutError> {
+        self.compose(self.ticks_at(time)?, node, sequence)
+    }
+
+    /// The smallest ID of the tick holding `time`, for range queries: every ID minted at or
+    /// after `time` (to tick precision) is `>=` it.
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// use snowmint::Layout;
+    /// let l = Layout::TWITTER;
+    /// let t = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+    /// let from = l.first_id_at(t)?;
+    /// let to = l.last_id_at(t)?;
+    /// assert_eq!(l.decode(from).time(), t);
+    /// assert_eq!(to.to_u64() - from.to_u64(), (1 << 22) - 1);
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub fn first_id_at(&self, time: SystemTime) -> Result<Id, LayoutError> {
+        self.compose_at(time, 0, 0)
+    }
+
+    /// The largest ID of the tick holding `time`.
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    /// let l = Layout::SONYFLAKE;
+    /// let t = std::time::SystemTime::now();
+    /// assert!(l.last_id_at(t)? > l.first_id_at(t)?);
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub fn last_id_at(&self, time: SystemTime) -> Result<Id, LayoutError> {
+        self.compose_at(time, self.max_node(), self.max_sequence())
+    }
+
+    /// The tick holding `time`, checked against the epoch and the expiry.
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// use snowmint::{Layout, LayoutError};
+    /// let l = Layout::SONYFLAKE;
+    /// assert_eq!(l.ticks_at(l.epoch() + Duration::from_millis(25))?, 2);
+    /// assert!(matches!(l.ticks_at(UNIX_EPOCH), Err(LayoutError::TimeBeforeEpoch { .. })));
+    /// # Ok::<(), LayoutError>(())
+    /// ```
+    pub fn ticks_at(&self, time: SystemTime) -> Result<u64, LayoutError> {
+        let nanos = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let unix_millis = u64::try_from(nanos / NANOS_PER_MILLI as u128).unwrap_or(u64::MAX);
+        if nanos < self.epoch_nanos as u128 {
+            return Err(LayoutError::TimeBeforeEpoch {
+                unix_millis,
+                epoch_unix_millis: self.epoch_unix_millis(),
+            });
+        }
+        let ticks = (nanos - self.epoch_nanos as u128) / self.unit.get() as u128;
+        if ticks > self.max_ticks() as u128 {
+            return Err(LayoutError::TimeAfterExpiry {
+                unix_millis,
+                expiry_unix_millis: self.expiry_unix_millis(),
+            });
+        }
+        Ok(ticks as u64)
+    }
+
+    /// Splits an ID into its fields and time. Bits above the layout's width are ignored.
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    /// let l = Layout::SONYFLAKE;
+    /// let id = l.compose(100, 7, 3)?;
+    /// let d = l.decode(id);
+    /// assert_eq!((d.ticks(), d.node(), d.sequence()), (100, 7, 3));
+    /// assert_eq!(d.unix_millis(), l.epoch_unix_millis() + 1_000);
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub const fn decode(&self, id: Id) -> Decoded {
+        let v = id.to_u64();
+        let ticks = shr(v, self.time_shift) & self.max_ticks();
+        let unix_nanos = ticks as u128 * self.unit.get() as u128 + self.epoch_nanos as u128;
+        Decoded::new(
+            ticks,
+            shr(v, self.node_shift) & self.max_node(),
+            shr(v, self.sequence_shift) & self.max_sequence(),
+            unix_nanos,
+        )
+    }
+
+    /// Fields to bits, unchecked: callers guarantee each field fits.
+    #[inline]
+    pub(crate) const fn pack(&self, ticks: u64, node: u64, sequence: u64) -> u64 {
+        shl(ticks, self.time_shift)
+            | shl(node, self.node_shift)
+            | shl(sequence, self.sequence_shift)
+    }
+
+    /// The node field already in place, to OR into packed IDs.
+    #[inline]
+    pub(crate) const fn node_in_place(&self, node: u64) -> u64 {
+        shl(node, self.node_shift)
+    }
+
+    /// Nanoseconds since the epoch to ticks (no `div` instruction).
+    #[inline]
+    pub(crate) const fn ticks_from_epoch_nanos(&self, nanos: u64) -> u64 {
+        self.unit.div(nanos)
+    }
+}
+
+/// `2^bits - 1`, for 0 to 64 bits.
+const fn mask(bits: u8) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1 << bits) - 1
+    }
+}
+
+/// A shift that yields 0 rather than overflowing when every bit is shifted out.
+#[inline]
+const fn shl(v: u64, by: u8) -> u64 {
+    if by >= 64 {
+        0
+    } else {
+        v << by
+    }
+}
+
+#[inline]
+const fn shr(v: u64, by: u8) -> u64 {
+    if by >= 64 {
+        0
+    } else {
+        v >> by
+    }
+}

@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod batch;
 mod clock;
 mod decoded;
 mod divisor;
@@ -11,6 +12,7 @@ mod id;
 mod layout;
 mod sync;
 
+pub use self::batch::IdBatch;
 pub use self::clock::{Clock, ManualClock, TscClock, TscClockBuilder, WallClock};
 pub use self::decoded::Decoded;
 pub use self::error::{Field, LayoutError, MintError};

@@ -169,13 +169,6 @@ impl<C: Clock> GeneratorBuilder<C> {
                 max: layout.max_node(),
             });
         }
-        let start = match self.start_after {
-            Some(id) => {
-                let d = layout.decode(id);
-                d.ticks() << layout.sequence_bits() | d.sequence()
-            }
-            None => 0,
-        };
-        Ok(Generator::from_builder(self, start))
+        Ok(Generator::from_builder(self))
     }
 }

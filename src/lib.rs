@@ -2,7 +2,9 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod encoding;
 mod id;
 mod sync;
 
+pub use self::encoding::{EncodedId, Encoding, ParseEncodingError, ParseErrorKind, ParseIdError};
 pub use self::id::Id;

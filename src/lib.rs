@@ -4,6 +4,8 @@
 
 mod encoding;
 mod id;
+#[cfg(feature = "serde")]
+pub mod serde;
 mod sync;
 
 pub use self::encoding::{EncodedId, Encoding, ParseEncodingError, ParseErrorKind, ParseIdError};

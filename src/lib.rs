@@ -6,15 +6,19 @@ mod batch;
 mod clock;
 mod decoded;
 mod divisor;
+mod encoding;
 mod error;
 mod generator;
 mod id;
 mod layout;
+#[cfg(feature = "serde")]
+pub mod serde;
 mod sync;
 
 pub use self::batch::IdBatch;
 pub use self::clock::{Clock, ManualClock, TscClock, TscClockBuilder, WallClock};
 pub use self::decoded::Decoded;
+pub use self::encoding::{EncodedId, Encoding, ParseEncodingError, ParseErrorKind, ParseIdError};
 pub use self::error::{Field, LayoutError, MintError};
 pub use self::generator::{Generator, GeneratorBuilder, Rollback};
 pub use self::id::Id;

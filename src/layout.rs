@@ -808,6 +808,12 @@ impl Layout {
         ticks << self.time_shift | sequence << self.sequence_shift | node_in_place
     }
 
+    /// Where the sequence field starts in an ID.
+    #[inline]
+    pub(crate) const fn sequence_shift(&self) -> u8 {
+        self.sequence_shift
+    }
+
     /// The node field already in place, to OR into packed IDs.
     #[inline]
     pub(crate) const fn node_in_place(&self, node: u64) -> u64 {

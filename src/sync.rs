@@ -26,7 +26,27 @@ pub(crate) const SPIN_DOUBLINGS: u32 = 0;
 pub(crate) const SPIN_DOUBLINGS: u32 = 6;
 
 #[cfg(loom)]
-pub(crate) use loom::{sync::atomic::AtomicBool, thread_local};
+pub(crate) use loom::sync::atomic::AtomicBool;
 
 #[cfg(not(loom))]
-pub(crate) use std::{sync::atomic::AtomicBool, thread_local};
+pub(crate) use std::sync::atomic::AtomicBool;
+
+/// A thread-local with a `const` initializer: std's const form (no lazy-init check on each
+/// access), or loom's per-model-thread form.
+#[cfg(not(loom))]
+macro_rules! const_thread_local {
+    ($vis:vis static $name:ident: $t:ty = $init:expr;) => {
+        std::thread_local! { $vis static $name: $t = const { $init }; }
+    };
+}
+
+/// A thread-local with a `const` initializer: std's const form (no lazy-init check on each
+/// access), or loom's per-model-thread form.
+#[cfg(loom)]
+macro_rules! const_thread_local {
+    ($vis:vis static $name:ident: $t:ty = $init:expr;) => {
+        loom::thread_local! { $vis static $name: $t = $init; }
+    };
+}
+
+pub(crate) use const_thread_local;

@@ -1,11 +1,13 @@
 //! [`Minter`]: the minting engine shared by [`Generator`](crate::Generator) and shard leases:
 //! the rules, the clock, the waiting, and the CAS loop over a [`StateCell`].
 
+use core::cell::Cell;
 use std::time::{Duration, Instant};
 
 use super::cell::StateCell;
 use super::rollback::Rollback;
 use super::step::{step, Rules, Step};
+use super::tick_cache::TickCache;
 use super::wait::Waiter;
 use crate::clock::Clock;
 use crate::error::MintError;
@@ -36,6 +38,9 @@ pub(crate) enum Blocked {
 
 /// A run of consecutive states `first..=last` taken by one successful attempt.
 pub(crate) type Run = (u64, u64);
+
+/// A run and the clock tick it was taken at.
+type Taken = (u64, u64, u64);
 
 impl<C: Clock> Minter<C> {
     pub(crate) fn new(
@@ -68,16 +73,74 @@ impl<C: Clock> Minter<C> {
         n: u64,
         timeout: Duration,
     ) -> Result<Run, MintError> {
+        self.take_at(cell, n, timeout)
+            .map(|(first, last, _)| (first, last))
+    }
+
+    #[inline]
+    fn take_at<S: StateCell>(
+        &self,
+        cell: &S,
+        n: u64,
+        timeout: Duration,
+    ) -> Result<Taken, MintError> {
         match self.attempt(cell, n) {
-            Ok(run) => Ok(run),
+            Ok(taken) => Ok(taken),
             Err(blocked) => self.wait_and_retry(cell, n, blocked, timeout),
         }
+    }
+
+    /// One ID for the owner of `cell`, through `cache` while the clock stays in its tick.
+    /// `node_in_place` are the owner's node bits.
+    #[inline(always)]
+    pub(crate) fn take_one_cached(
+        &self,
+        cell: &Cell<u64>,
+        cache: &TickCache,
+        node_in_place: u64,
+        timeout: Duration,
+    ) -> Result<Id, MintError> {
+        let now = self.clock.recent_unix_nanos();
+        if let Some((state, id)) = cache.next(cell.get(), now, self.layout.sequence_shift()) {
+            cell.set(state);
+            return Ok(Id::from_u64(id));
+        }
+        self.take_one_refill(cell, cache, node_in_place, timeout)
+    }
+
+    /// The general path of [`take_one_cached`](Self::take_one_cached), which then caches
+    /// the clock's tick.
+    #[inline(never)]
+    fn take_one_refill(
+        &self,
+        cell: &Cell<u64>,
+        cache: &TickCache,
+        node_in_place: u64,
+        timeout: Duration,
+    ) -> Result<Id, MintError> {
+        let (state, _, tick) = self.take_at(cell, 1, timeout)?;
+        let s = self.rules.sequence_bits;
+        // Only ticks whose past-the-end state fits in u64 are cached.
+        let end = tick.checked_add(1).filter(|&t| t <= u64::MAX >> s);
+        if let Some(end) = end {
+            let unit = self.layout.unit_nanos();
+            let start = self
+                .layout
+                .epoch_unix_nanos()
+                .saturating_add(tick.saturating_mul(unit));
+            let floor = tick << s;
+            let id_base = self.layout.id_of_state(floor, node_in_place);
+            cache.fill(start, unit, floor, end << s, id_base);
+        }
+        Ok(self.id_of(state, node_in_place))
     }
 
     /// Up to `n` states now, or why not.
     #[inline]
     pub(crate) fn try_take<S: StateCell>(&self, cell: &S, n: u64) -> Result<Run, MintError> {
-        self.attempt(cell, n).map_err(|b| self.error_of(b))
+        self.attempt(cell, n)
+            .map(|(first, last, _)| (first, last))
+            .map_err(|b| self.error_of(b))
     }
 
     #[cold]
@@ -87,7 +150,7 @@ impl<C: Clock> Minter<C> {
         n: u64,
         mut blocked: Blocked,
         timeout: Duration,
-    ) -> Result<Run, MintError> {
+    ) -> Result<Taken, MintError> {
         let start = Instant::now();
         let mut waiter = Waiter::new();
         loop {
@@ -105,15 +168,16 @@ impl<C: Clock> Minter<C> {
             }
             waiter.wait(remaining_wait);
             match self.attempt(cell, n) {
-                Ok(run) => return Ok(run),
+                Ok(taken) => return Ok(taken),
                 Err(b) => blocked = b,
             }
         }
     }
 
-    /// One pass of the CAS loop: the new states, or why none may be issued now.
-    #[inline]
-    fn attempt<S: StateCell>(&self, cell: &S, n: u64) -> Result<Run, Blocked> {
+    /// One pass of the CAS loop: the new states and the clock tick, or why none may be
+    /// issued now.
+    #[inline(always)]
+    fn attempt<S: StateCell>(&self, cell: &S, n: u64) -> Result<Taken, Blocked> {
         let mut now_nanos = self.clock.recent_unix_nanos();
         let mut now = self.ticks(now_nanos)?;
         let mut exact = false;
@@ -122,7 +186,7 @@ impl<C: Clock> Minter<C> {
         loop {
             match step(current, now, n, &self.rules) {
                 Step::Issue { first, last } => match cell.replace(current, last) {
-                    Ok(()) => return Ok((first, last)),
+                    Ok(()) => return Ok((first, last, now)),
                     Err(actual) => {
                         current = actual;
                         for _ in 0..(1_u32 << doublings) {

@@ -5,6 +5,7 @@ pub(crate) mod cell;
 pub(crate) mod minter;
 mod rollback;
 pub(crate) mod step;
+pub(crate) mod tick_cache;
 mod wait;
 
 pub use self::builder::GeneratorBuilder;

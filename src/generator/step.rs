@@ -69,9 +69,12 @@ pub(crate) fn step(state: u64, now: u64, n: u64, rules: &Rules) -> Step {
             behind: last_tick > horizon,
         };
     };
+    if n <= 1 {
+        return Step::Issue { first, last: first };
+    }
     // States up to the end of tick `limit` may be issued; u128 as that end may be 2^64.
     let room = (((limit as u128) + 1) << s) - first as u128;
-    let count = (n.max(1) as u128).min(room) as u64;
+    let count = (n as u128).min(room) as u64;
     Step::Issue {
         first,
         last: first + (count - 1),

@@ -54,8 +54,8 @@ impl<C: Clock> Lease<C> {
     #[inline]
     pub fn next_id(&mut self) -> Result<Id, MintError> {
         let m = &self.shared.minter;
-        let (state, _) = m.take(&self.hold.state, 1, m.max_wait)?;
-        Ok(m.id_of(state, self.hold.node_in_place))
+        let h = &self.hold;
+        m.take_one_cached(&h.state, &h.cache, h.node_in_place, m.max_wait)
     }
 
     /// The next ID, or at once an error saying why not.

@@ -5,7 +5,7 @@ use core::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use super::slots::{Hold, Slots};
-use crate::sync::thread_local;
+use crate::sync::const_thread_local;
 
 /// Mints through the overflow shard this many times before trying again for an exclusive
 /// shard: often enough to pick up shards freed by exiting threads, rarely enough that the
@@ -27,14 +27,14 @@ struct Entry {
     retry_in: Cell<u32>,
 }
 
-thread_local! {
+const_thread_local! {
     static LOCAL: RefCell<Vec<Entry>> = RefCell::new(Vec::new());
 }
 
 /// Runs `f` with this thread's shard of the generator owning `slots`, taking one first if
 /// the thread has none. Threads that are being torn down (thread-locals already destroyed)
 /// use the overflow shard.
-#[inline]
+#[inline(always)]
 pub(crate) fn with<R>(slots: &Arc<Slots>, mut f: impl FnMut(Shard<'_>) -> R) -> R {
     match LOCAL.try_with(|local| lookup(local, slots, &mut f)) {
         Ok(Some(r)) => r,
@@ -44,7 +44,7 @@ pub(crate) fn with<R>(slots: &Arc<Slots>, mut f: impl FnMut(Shard<'_>) -> R) -> 
 
 /// `f` on this thread's entry for `slots`, made if missing; `None` if the registry is busy
 /// (re-entered from inside `f`).
-#[inline]
+#[inline(always)]
 fn lookup<R>(
     local: &RefCell<Vec<Entry>>,
     slots: &Arc<Slots>,
@@ -62,6 +62,17 @@ fn lookup<R>(
             }
         }
     }
+    lookup_slow(local, slots, f)
+}
+
+/// [`lookup`] for a thread without a usable entry: takes a shard (or settles for the
+/// overflow shard) first.
+#[inline(never)]
+fn lookup_slow<R>(
+    local: &RefCell<Vec<Entry>>,
+    slots: &Arc<Slots>,
+    f: &mut impl FnMut(Shard<'_>) -> R,
+) -> Option<R> {
     let mut entries = local.try_borrow_mut().ok()?;
     let position = match entries.iter().position(|e| Arc::ptr_eq(&e.slots, slots)) {
         Some(i) => {

@@ -143,10 +143,7 @@ impl<C: Clock> ShardedGenerator<C> {
     pub fn next_id(&self) -> Result<Id, MintError> {
         let m = &self.shared.minter;
         local::with(&self.shared.slots, |shard| match shard {
-            Shard::Own(hold) => {
-                let (state, _) = m.take(&hold.state, 1, m.max_wait)?;
-                Ok(m.id_of(state, hold.node_in_place))
-            }
+            Shard::Own(h) => m.take_one_cached(&h.state, &h.cache, h.node_in_place, m.max_wait),
             Shard::Overflow => {
                 let slots = &self.shared.slots;
                 let (state, _) = m.take(&*slots.overflow, 1, m.max_wait)?;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
 
+use crate::generator::tick_cache::TickCache;
 use crate::sync::{AtomicBool, AtomicU64, Ordering};
 
 /// One exclusive shard: its state while nobody holds it, and whether somebody does.
@@ -68,6 +69,7 @@ impl Slots {
                     index,
                     node_in_place: slot.node_in_place,
                     state: Cell::new(state),
+                    cache: TickCache::new(),
                 });
             }
         }
@@ -82,6 +84,8 @@ pub(crate) struct Hold {
     index: usize,
     pub(crate) node_in_place: u64,
     pub(crate) state: Cell<u64>,
+    /// The current tick, for minting without dividing the clock reading.
+    pub(crate) cache: TickCache,
 }
 
 impl Hold {

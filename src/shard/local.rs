@@ -16,8 +16,9 @@ const RETRY_EVERY: u32 = 1_024;
 pub(crate) enum Shard<'a> {
     /// Its own shard: the state cell and the node bits.
     Own(&'a Hold),
-    /// The shared overflow shard (every exclusive shard is held by other threads).
-    Overflow,
+    /// The shared overflow shard (every exclusive shard is held by other threads), and
+    /// where to record the last state this thread took from it.
+    Overflow(&'a Cell<u64>),
 }
 
 struct Entry {
@@ -25,6 +26,9 @@ struct Entry {
     hold: Option<Hold>,
     /// Overflow mints left before the next try for an exclusive shard.
     retry_in: Cell<u32>,
+    /// The last state this thread took from the overflow shard (0: none), so that a shard
+    /// taken later starts after its tick and the thread's IDs keep increasing.
+    overflow_last: Cell<u64>,
 }
 
 const_thread_local! {
@@ -38,7 +42,7 @@ const_thread_local! {
 pub(crate) fn with<R>(slots: &Arc<Slots>, mut f: impl FnMut(Shard<'_>) -> R) -> R {
     match LOCAL.try_with(|local| lookup(local, slots, &mut f)) {
         Ok(Some(r)) => r,
-        _ => f(Shard::Overflow),
+        _ => f(Shard::Overflow(&Cell::new(0))),
     }
 }
 
@@ -56,7 +60,7 @@ fn lookup<R>(
                 Some(hold) => return Some(f(Shard::Own(hold))),
                 None if entry.retry_in.get() > 0 => {
                     entry.retry_in.set(entry.retry_in.get() - 1);
-                    return Some(f(Shard::Overflow));
+                    return Some(f(Shard::Overflow(&entry.overflow_last)));
                 }
                 None => {}
             }
@@ -76,8 +80,12 @@ fn lookup_slow<R>(
     let mut entries = local.try_borrow_mut().ok()?;
     let position = match entries.iter().position(|e| Arc::ptr_eq(&e.slots, slots)) {
         Some(i) => {
-            entries[i].hold = slots.acquire();
-            entries[i].retry_in.set(RETRY_EVERY);
+            let entry = &mut entries[i];
+            entry.hold = slots.acquire();
+            if let Some(hold) = &entry.hold {
+                hold.start_after_tick_of(entry.overflow_last.get(), slots.sequence_bits);
+            }
+            entry.retry_in.set(RETRY_EVERY);
             i
         }
         None => {
@@ -85,14 +93,15 @@ fn lookup_slow<R>(
                 slots: Arc::clone(slots),
                 hold: slots.acquire(),
                 retry_in: Cell::new(RETRY_EVERY),
+                overflow_last: Cell::new(0),
             });
             entries.len() - 1
         }
     };
-    let entries = core::cell::RefMut::map(entries, |e| &mut e[position]);
-    Some(match &entries.hold {
+    let entry = core::cell::RefMut::map(entries, |e| &mut e[position]);
+    Some(match &entry.hold {
         Some(hold) => f(Shard::Own(hold)),
-        None => f(Shard::Overflow),
+        None => f(Shard::Overflow(&entry.overflow_last)),
     })
 }
 

@@ -9,6 +9,7 @@ pub use self::builder::ShardedBuilder;
 pub use self::lease::Lease;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use self::local::Shard;
 use self::slots::Slots;
@@ -116,6 +117,7 @@ impl<C: Clock> ShardedGenerator<C> {
             (0..overflow).map(|shard| layout.node_in_place(base | shard)),
             layout.node_in_place(base | overflow),
             start,
+            layout.sequence_bits(),
         );
         Ok(ShardedGenerator {
             shared: Arc::new(Shared {
@@ -144,9 +146,10 @@ impl<C: Clock> ShardedGenerator<C> {
         let m = &self.shared.minter;
         local::with(&self.shared.slots, |shard| match shard {
             Shard::Own(h) => m.take_one_cached(&h.state, &h.cache, h.node_in_place, m.max_wait),
-            Shard::Overflow => {
+            Shard::Overflow(last) => {
                 let slots = &self.shared.slots;
                 let (state, _) = m.take(&*slots.overflow, 1, m.max_wait)?;
+                last.set(state);
                 Ok(m.id_of(state, slots.overflow_node_in_place))
             }
         })
@@ -191,23 +194,23 @@ impl<C: Clock> ShardedGenerator<C> {
     fn batch(&self, n: u64, wait: bool) -> Result<IdBatch, MintError> {
         let m = &self.shared.minter;
         let slots = &self.shared.slots;
-        local::with(slots, |shard| {
-            let (run, node) = match shard {
-                Shard::Own(hold) if wait => {
-                    (m.take(&hold.state, n, m.max_wait), hold.node_in_place)
-                }
-                Shard::Own(hold) => (m.try_take(&hold.state, n), hold.node_in_place),
-                Shard::Overflow if wait => (
-                    m.take(&*slots.overflow, n, m.max_wait),
+        // A zero timeout never starts a wait: the non-blocking form.
+        let timeout = if wait { m.max_wait } else { Duration::ZERO };
+        local::with(slots, |shard| match shard {
+            Shard::Own(hold) => {
+                let (first, last) = m.take(&hold.state, n, timeout)?;
+                Ok(IdBatch::new(m.layout, hold.node_in_place, first, last))
+            }
+            Shard::Overflow(overflow_last) => {
+                let (first, last) = m.take(&*slots.overflow, n, timeout)?;
+                overflow_last.set(last);
+                Ok(IdBatch::new(
+                    m.layout,
                     slots.overflow_node_in_place,
-                ),
-                Shard::Overflow => (
-                    m.try_take(&*slots.overflow, n),
-                    slots.overflow_node_in_place,
-                ),
-            };
-            let (first, last) = run?;
-            Ok(IdBatch::new(m.layout, node, first, last))
+                    first,
+                    last,
+                ))
+            }
         })
     }
 

@@ -24,12 +24,18 @@ pub(crate) struct Slots {
     shards: Box<[Slot]>,
     pub(crate) overflow: CachePadded<AtomicU64>,
     pub(crate) overflow_node_in_place: u64,
+    pub(crate) sequence_bits: u8,
 }
 
 impl Slots {
     /// `node_in_place` of each exclusive shard, then of the overflow shard; every shard
     /// starts at `start`.
-    pub(crate) fn new(exclusive: impl Iterator<Item = u64>, overflow: u64, start: u64) -> Slots {
+    pub(crate) fn new(
+        exclusive: impl Iterator<Item = u64>,
+        overflow: u64,
+        start: u64,
+        sequence_bits: u8,
+    ) -> Slots {
         Slots {
             shards: exclusive
                 .map(|node_in_place| Slot {
@@ -40,6 +46,7 @@ impl Slots {
                 .collect(),
             overflow: CachePadded::new(AtomicU64::new(start)),
             overflow_node_in_place: overflow,
+            sequence_bits,
         }
     }
 
@@ -89,6 +96,21 @@ pub(crate) struct Hold {
 }
 
 impl Hold {
+    /// Moves the state past the tick of `state` (if it is not already): the next ID on this
+    /// shard then lies in a later tick than `state`'s, whatever the node order.
+    pub(crate) fn start_after_tick_of(&self, state: u64, sequence_bits: u8) {
+        let tick = state >> sequence_bits;
+        let Some(end) = tick
+            .checked_add(1)
+            .and_then(|t| t.checked_shl(sequence_bits.into()))
+        else {
+            return;
+        };
+        if end >> sequence_bits == tick + 1 && self.state.get() < end - 1 {
+            self.state.set(end - 1);
+        }
+    }
+
     /// The shard's index among the exclusive shards.
     pub(crate) fn index(&self) -> usize {
         self.index

@@ -11,6 +11,8 @@ mod error;
 mod generator;
 mod id;
 mod layout;
+#[cfg(feature = "rayon")]
+pub mod rayon;
 #[cfg(feature = "serde")]
 pub mod serde;
 mod shard;

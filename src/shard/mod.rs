@@ -251,6 +251,23 @@ impl<C: Clock> ShardedGenerator<C> {
         local::release(&self.shared.slots);
     }
 
+    /// Takes a shard for the calling thread now (as its first `next_id` would) and returns
+    /// its number, or `None` if every exclusive shard is held and the thread will mint on
+    /// the overflow shard. For thread-pool start handlers.
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
+    /// assert_eq!(gen.claim_local(), Some(0));
+    /// assert_eq!(gen.local_shard(), Some(0));
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub fn claim_local(&self) -> Option<u64> {
+        local::with(&self.shared.slots, |shard| match shard {
+            Shard::Own(hold) => Some(hold.index() as u64),
+            Shard::Overflow(_) => None,
+        })
+    }
+
     /// The calling thread's exclusive shard number, if it holds one.
     ///
     /// ```

@@ -13,6 +13,7 @@ mod id;
 mod layout;
 #[cfg(feature = "serde")]
 pub mod serde;
+mod shard;
 mod sync;
 
 pub use self::batch::IdBatch;
@@ -23,3 +24,4 @@ pub use self::error::{Field, LayoutError, MintError};
 pub use self::generator::{Generator, GeneratorBuilder, Rollback};
 pub use self::id::Id;
 pub use self::layout::{Layout, LayoutBuilder, Order};
+pub use self::shard::{Lease, ShardedBuilder, ShardedGenerator};

@@ -24,3 +24,9 @@ pub(crate) const SPIN_DOUBLINGS: u32 = 0;
 /// about the time another core needs to finish its own CAS and move on.
 #[cfg(not(loom))]
 pub(crate) const SPIN_DOUBLINGS: u32 = 6;
+
+#[cfg(loom)]
+pub(crate) use loom::{sync::atomic::AtomicBool, thread_local};
+
+#[cfg(not(loom))]
+pub(crate) use std::{sync::atomic::AtomicBool, thread_local};

@@ -103,13 +103,11 @@ impl<C: Clock> Generator<C> {
         GeneratorBuilder::new(layout, clock)
     }
 
-    pub(crate) fn from_builder(b: GeneratorBuilder<C>) -> Generator<C> {
-        let minter = Minter::new(b.layout, b.lead_ticks, b.max_wait, b.rollback, b.clock);
-        let start = b.start_after.map_or(0, |id| minter.state_after(id));
+    pub(crate) fn from_parts((minter, node, start): (Minter<C>, u64, u64)) -> Generator<C> {
         Generator {
             state: CachePadded::new(AtomicU64::new(start)),
-            node: b.node,
-            node_in_place: b.layout.node_in_place(b.node),
+            node,
+            node_in_place: minter.layout.node_in_place(node),
             minter,
         }
     }

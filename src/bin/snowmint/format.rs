@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use clap::ValueEnum;
-use snowmint::{Encoding, Id, Layout};
+use snowmint::{Encoding, Id, Layout, ParseIdError};
 
 /// The text forms of an ID on the command line: the library's encodings, plus JSON (the
 /// decimal value as a JSON string, since JavaScript numbers lose IDs above 2^53).
@@ -76,7 +76,7 @@ impl Format {
     }
 
     /// Parses the ID's text in this form.
-    pub fn parse(self, text: &str) -> Result<Id, String> {
+    pub fn parse(self, text: &str) -> Result<Id, ParseIdError> {
         let inner = if self == Format::Json {
             // A JSON string of the decimal value, or a JSON number (exact up to 2^53 in
             // JavaScript, but exact here).
@@ -86,7 +86,7 @@ impl Format {
         } else {
             text
         };
-        Id::parse(inner, self.encoding()).map_err(|e| e.to_string())
+        Id::parse(inner, self.encoding())
     }
 }
 
@@ -120,14 +120,14 @@ pub fn read_id(text: &str, from: Option<Format>, layout: &Layout) -> Result<(Id,
     if text.starts_with('"') {
         return read_id(text, Some(Format::Json), layout);
     }
-    let readings: Vec<(Format, Id)> = Format::ALL
-        .iter()
-        .filter(|&&f| f != Format::Json)
-        .filter_map(|&f| f.parse(text).ok().map(|id| (f, id)))
-        .collect();
-    if readings.iter().any(|(f, _)| *f == Format::Decimal) {
+    if Format::Decimal.parse(text).is_ok() {
         return read_id(text, Some(Format::Decimal), layout);
     }
+    let readings: Vec<(Format, Id)> = Format::ALL
+        .iter()
+        .filter(|&&f| f != Format::Json && f != Format::Decimal)
+        .filter_map(|&f| f.parse(text).ok().map(|id| (f, id)))
+        .collect();
     let fitting: Vec<(Format, Id)> = readings
         .iter()
         .copied()

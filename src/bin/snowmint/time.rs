@@ -123,7 +123,13 @@ pub fn format(time: SystemTime, precision: Precision) -> Option<String> {
 
 /// As [`format`], with a description for times RFC 3339 cannot write, for people.
 pub fn display(time: SystemTime, precision: Precision) -> String {
-    format(time, precision).unwrap_or_else(|| "after 9999-12-31T23:59:59Z".to_owned())
+    format(time, precision).unwrap_or_else(|| {
+        if time < UNIX_EPOCH {
+            "before 1970-01-01T00:00:00Z".to_owned()
+        } else {
+            "after 9999-12-31T23:59:59Z".to_owned()
+        }
+    })
 }
 
 /// A Unix-millisecond time in RFC 3339 for people.

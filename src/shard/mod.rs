@@ -146,13 +146,20 @@ impl<C: Clock> ShardedGenerator<C> {
         let m = &self.shared.minter;
         local::with(&self.shared.slots, |shard| match shard {
             Shard::Own(h) => m.take_one_cached(&h.state, &h.cache, h.node_in_place, m.max_wait),
-            Shard::Overflow(last) => {
-                let slots = &self.shared.slots;
-                let (state, _) = m.take(&*slots.overflow, 1, m.max_wait)?;
-                last.set(state);
-                Ok(m.id_of(state, slots.overflow_node_in_place))
-            }
+            Shard::Overflow(last) => self.next_overflow_id(last),
         })
+    }
+
+    /// [`next_id`](Self::next_id) on the overflow shard, kept out of line so the common
+    /// path stays small enough to inline.
+    #[cold]
+    #[inline(never)]
+    fn next_overflow_id(&self, last: &core::cell::Cell<u64>) -> Result<Id, MintError> {
+        let m = &self.shared.minter;
+        let slots = &self.shared.slots;
+        let (state, _) = m.take(&*slots.overflow, 1, m.max_wait)?;
+        last.set(state);
+        Ok(m.id_of(state, slots.overflow_node_in_place))
     }
 
     /// The next ID from this thread's shard, or at once an error saying why not.

@@ -81,3 +81,72 @@ pub fn assert_increasing(ids: &[Id]) {
 pub fn tick_of(unix_nanos: u64) -> u64 {
     unix_nanos / UNIT.as_nanos() as u64
 }
+
+/// A sharded generator on the model layouts with 1 shard bit: shard 0, the one exclusive
+/// shard, and shard 1, the overflow shard. `max_wait` is zero, so `next_id` (the cached hot
+/// path) never starts a wait: it fails at once where a wait would be needed, as `try_next_id`.
+pub fn sharded(
+    layout: Layout,
+    clock: ManualClock,
+    rollback: snowmint::Rollback,
+) -> snowmint::ShardedGenerator<ManualClock> {
+    snowmint::ShardedGenerator::builder(layout)
+        .shard_bits(1)
+        .max_wait(Duration::ZERO)
+        .on_rollback(rollback)
+        .clock(clock)
+        .build()
+        .unwrap()
+}
+
+/// How many times a thread asks for a busy shard before the model gives up: far more than the
+/// steps any model's holder takes, since a yield lets the others run first.
+pub const LEASE_TRIES: usize = 64;
+
+/// Leases a shard of `gen`, yielding to the other threads while none is free.
+pub fn lease_retrying(
+    gen: &snowmint::ShardedGenerator<ManualClock>,
+) -> snowmint::Lease<ManualClock> {
+    for _ in 0..LEASE_TRIES {
+        match gen.lease() {
+            Ok(lease) => return lease,
+            Err(e) => assert_eq!(e, snowmint::MintError::NoFreeShard { shards: 1 }),
+        }
+        loom::thread::yield_now();
+    }
+    panic!("no shard came free in {LEASE_TRIES} tries");
+}
+
+/// Panics unless every ID of `earlier` is below every ID of `later`: the second holder of a
+/// shard continues after the first.
+pub fn assert_after(earlier: &[Id], later: &[Id]) {
+    if let (Some(last), Some(first)) = (earlier.iter().max(), later.iter().min()) {
+        assert!(
+            last < first,
+            "the next holder went back: {earlier:?} then {later:?}"
+        );
+    }
+}
+
+/// The outcomes a model's interleavings reached, counted by name across all of them, so a
+/// test can insist that loom really explored each case it claims to cover.
+#[derive(Clone, Default)]
+pub struct Seen(StdArc<std::sync::Mutex<std::collections::BTreeMap<&'static str, usize>>>);
+
+impl Seen {
+    /// Counts one interleaving that ended in `outcome`.
+    pub fn record(&self, outcome: &'static str) {
+        *self.0.lock().unwrap().entry(outcome).or_default() += 1;
+    }
+
+    /// Prints the tally and panics unless each of `expected`, and nothing else, was reached.
+    pub fn assert_exactly(&self, name: &str, expected: &[&'static str]) {
+        let seen = self.0.lock().unwrap();
+        println!("{name}: outcomes {seen:?}");
+        let mut names: Vec<&str> = seen.keys().copied().collect();
+        let mut want = expected.to_vec();
+        names.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(names, want, "the interleavings reached other outcomes");
+    }
+}

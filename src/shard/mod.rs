@@ -90,6 +90,19 @@ impl ShardedGenerator {
 }
 
 impl<C: Clock> ShardedGenerator<C> {
+    /// Settings for a sharded generator on a clock of your choice.
+    ///
+    /// ```
+    /// use snowmint::{Layout, ManualClock, ShardedGenerator};
+    /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
+    /// let gen = ShardedGenerator::with_clock(Layout::TWITTER, clock).shard_bits(2).build()?;
+    /// assert_eq!(Layout::TWITTER.decode(gen.next_id()?).unix_millis(), 1_700_000_000_000);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_clock(layout: Layout, clock: C) -> ShardedBuilder<C> {
+        ShardedBuilder::new(crate::GeneratorBuilder::new(layout, clock))
+    }
+
     pub(crate) fn from_parts(
         minter: Minter<C>,
         host: u64,
@@ -244,7 +257,9 @@ impl<C: Clock> ShardedGenerator<C> {
     }
 
     /// Hands back the calling thread's shard now rather than when the thread exits (for
-    /// thread pools whose threads outlive their use of the generator).
+    /// thread pools whose threads outlive their use of the generator). If the thread mints
+    /// again it takes a shard again, starting past the tick it last minted in, so its IDs
+    /// keep increasing.
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;

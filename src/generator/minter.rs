@@ -100,12 +100,22 @@ impl<C: Clock> Minter<C> {
         node_in_place: u64,
         timeout: Duration,
     ) -> Result<Id, MintError> {
-        let now = self.clock.recent_unix_nanos();
-        if let Some((state, id)) = cache.next(cell.get(), now, self.layout.sequence_shift()) {
-            cell.set(state);
-            return Ok(Id::from_u64(id));
+        match self.take_one_from_cache(cell, cache) {
+            Some(id) => Ok(Id::from_u64(id)),
+            None => self.take_one_refill(cell, cache, node_in_place, timeout),
         }
-        self.take_one_refill(cell, cache, node_in_place, timeout)
+    }
+
+    /// The fast path of [`take_one_cached`](Self::take_one_cached) alone: the ID's bits if
+    /// the cheap clock reading lies in the cached tick and the tick has room. Returns a
+    /// plain `Option<u64>` (two registers) so callers behind thread-local lookups do not
+    /// shuffle a `Result` through memory.
+    #[inline(always)]
+    pub(crate) fn take_one_from_cache(&self, cell: &Cell<u64>, cache: &TickCache) -> Option<u64> {
+        let now = self.clock.recent_unix_nanos();
+        let (state, id) = cache.next(cell.get(), now, self.layout.sequence_shift())?;
+        cell.set(state);
+        Some(id)
     }
 
     /// The general path of [`take_one_cached`](Self::take_one_cached), which then caches

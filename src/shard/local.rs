@@ -36,6 +36,21 @@ const_thread_local! {
     static LOCAL: RefCell<Vec<Entry>> = RefCell::new(Vec::new());
 }
 
+/// `f` on this thread's own shard of the generator owning `slots`, if it holds one and the
+/// registry is free: no shard is taken, nothing is allocated. The hot path; everything else
+/// goes through [`with`].
+#[inline(always)]
+pub(crate) fn with_own(slots: &Arc<Slots>, f: impl FnOnce(&Hold) -> Option<u64>) -> Option<u64> {
+    LOCAL
+        .try_with(|local| {
+            let entries = local.try_borrow().ok()?;
+            let entry = entries.iter().find(|e| Arc::ptr_eq(&e.slots, slots))?;
+            f(entry.hold.as_ref()?)
+        })
+        .ok()
+        .flatten()
+}
+
 /// Runs `f` with this thread's shard of the generator owning `slots`, taking one first if
 /// the thread has none. Threads that are being torn down (thread-locals already destroyed)
 /// use the overflow shard.

@@ -157,6 +157,19 @@ impl<C: Clock> ShardedGenerator<C> {
     #[inline]
     pub fn next_id(&self) -> Result<Id, MintError> {
         let m = &self.shared.minter;
+        match local::with_own(&self.shared.slots, |h| {
+            m.take_one_from_cache(&h.state, &h.cache)
+        }) {
+            Some(id) => Ok(Id::from_u64(id)),
+            None => self.next_id_general(),
+        }
+    }
+
+    /// [`next_id`](Self::next_id) when the cached tick does not serve: takes a shard if the
+    /// thread has none, refills the cache, waits, or mints on the overflow shard.
+    #[inline(never)]
+    fn next_id_general(&self) -> Result<Id, MintError> {
+        let m = &self.shared.minter;
         local::with(&self.shared.slots, |shard| match shard {
             Shard::Own(h) => m.take_one_cached(&h.state, &h.cache, h.node_in_place, m.max_wait),
             Shard::Overflow(last) => self.next_overflow_id(last),

@@ -140,10 +140,12 @@ impl FileGuard {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(io_error(&self.path, "read", &e)),
         };
-        parse_mark(&text).map(Some).ok_or_else(|| GuardError::Corrupt {
-            path: self.path.clone(),
-            content: String::from_utf8_lossy(&text[..text.len().min(80)]).into_owned(),
-        })
+        parse_mark(&text)
+            .map(Some)
+            .ok_or_else(|| GuardError::Corrupt {
+                path: self.path.clone(),
+                content: String::from_utf8_lossy(&text[..text.len().min(80)]).into_owned(),
+            })
     }
 
     /// Checks the mark, waits for the clock to pass it, reserves the first window and
@@ -176,9 +178,10 @@ impl FileGuard {
         let gen = builder.build()?;
         if let Some(mark) = mark {
             fence::skip_past(&gen, mark)?;
-            let waited = fence::wait_past(&gen, mark, self.max_wait, Duration::from_secs(1), || {
-                Ok::<(), ()>(())
-            });
+            let waited =
+                fence::wait_past(&gen, mark, self.max_wait, Duration::from_secs(1), || {
+                    Ok::<(), ()>(())
+                });
             if let Err(behind) = waited {
                 return Err(GuardError::ClockBehind {
                     path: self.path.clone(),

@@ -69,11 +69,6 @@ enum Status {
     Lost(String),
 }
 
-struct Keeping {
-    keeper: Box<dyn Keeper>,
-    status: Status,
-}
-
 /// The window the hot path checks: read on every mint, written once per renewal.
 struct Window {
     /// Clock nanoseconds (the generator clock's cheap reading) from which minting is refused.
@@ -85,7 +80,10 @@ struct Window {
 struct Shared<C> {
     gen: Generator<C>,
     window: CachePadded<Window>,
-    keeping: Mutex<Keeping>,
+    /// Locked while renewing (a Redis call or a file write) and applying the outcome.
+    keeper: Mutex<Box<dyn Keeper>>,
+    /// Locked only briefly, never across I/O: minting threads read it to explain a refusal.
+    status: Mutex<Status>,
     stop: Mutex<bool>,
     wake: Condvar,
 }
@@ -133,18 +131,16 @@ impl<C: Clock + 'static> FencedGenerator<C> {
                 valid_until: AtomicU64::new(0),
                 limit_id: AtomicU64::new(0),
             }),
-            keeping: Mutex::new(Keeping {
-                keeper,
-                status: Status::Failing("not secured yet".to_string()),
-            }),
+            keeper: Mutex::new(keeper),
+            status: Mutex::new(Status::Failing("not secured yet".to_string())),
             stop: Mutex::new(false),
             wake: Condvar::new(),
         });
         let ok = matches!(first, Renewal::Held { .. });
         let delay = {
-            let mut k = shared.lock_keeping();
-            shared.apply(&mut k, first);
-            k.keeper.period(ok)
+            let k = lock(&shared.keeper);
+            shared.apply(first);
+            k.period(ok)
         };
         let for_worker = Arc::clone(&shared);
         let worker = std::thread::Builder::new()
@@ -154,7 +150,7 @@ impl<C: Clock + 'static> FencedGenerator<C> {
         if worker.is_none() {
             // No thread: the window is only extended when an ID reaches its limit, and a
             // deadline (a lease) then lapses; say so in the errors.
-            shared.lock_keeping().status =
+            *lock(&shared.status) =
                 Status::Failing("the renewal thread could not be started".to_string());
         }
         FencedGenerator { shared, worker }
@@ -246,7 +242,7 @@ impl<C: Clock + 'static> FencedGenerator<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn is_lost(&self) -> bool {
-        matches!(self.shared.lock_keeping().status, Status::Lost(_))
+        matches!(*lock(&self.shared.status), Status::Lost(_))
     }
 
     /// The node number in every ID.
@@ -338,11 +334,6 @@ impl<C: Clock + 'static> FencedGenerator<C> {
 }
 
 impl<C: Clock + 'static> Shared<C> {
-    fn lock_keeping(&self) -> MutexGuard<'_, Keeping> {
-        // A keeper that panicked left its status behind; it is still the best we know.
-        self.keeping.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// Refuses to mint once the deadline has passed.
     #[inline]
     fn check_open(&self) -> Result<(), FenceError> {
@@ -376,11 +367,11 @@ impl<C: Clock + 'static> Shared<C> {
     #[cold]
     #[inline(never)]
     fn past_limit(&self, id: Id) -> Result<Id, FenceError> {
-        let mut k = self.lock_keeping();
-        if !matches!(k.status, Status::Lost(_)) {
+        let mut k = lock(&self.keeper);
+        if !matches!(*lock(&self.status), Status::Lost(_)) {
             let now = self.gen.clock().now_unix_nanos();
-            let r = k.keeper.renew(now);
-            self.apply(&mut k, r);
+            let r = k.renew(now);
+            self.apply(r);
         }
         drop(k);
         self.check_open()?;
@@ -404,7 +395,7 @@ impl<C: Clock + 'static> Shared<C> {
     #[cold]
     fn closed(&self) -> FenceError {
         let node = self.gen.node();
-        match &self.lock_keeping().status {
+        match &*lock(&self.status) {
             Status::Lost(reason) => FenceError::Lost {
                 node,
                 reason: reason.clone(),
@@ -420,8 +411,9 @@ impl<C: Clock + 'static> Shared<C> {
         }
     }
 
-    /// Applies a renewal's outcome to the window.
-    fn apply(&self, k: &mut Keeping, renewal: Renewal) {
+    /// Applies a renewal's outcome to the window. Callers hold the keeper's lock, so that
+    /// outcomes apply in the order they were obtained.
+    fn apply(&self, renewal: Renewal) {
         match renewal {
             Renewal::Held {
                 limit_unix_millis,
@@ -430,7 +422,7 @@ impl<C: Clock + 'static> Shared<C> {
             } => {
                 if let Some(floor) = floor_unix_millis {
                     if skip_past(&self.gen, floor).is_err() {
-                        k.status = Status::Failing(format!(
+                        *lock(&self.status) = Status::Failing(format!(
                             "the previous owner's last time, {floor} ms (Unix), is past the layout's expiry"
                         ));
                         return;
@@ -443,14 +435,14 @@ impl<C: Clock + 'static> Shared<C> {
                 self.window
                     .valid_until
                     .store(valid_until_nanos, Ordering::Release);
-                k.status = Status::Held;
+                *lock(&self.status) = Status::Held;
             }
             // The window is left to close at its deadline.
-            Renewal::Failed(reason) => k.status = Status::Failing(reason),
+            Renewal::Failed(reason) => *lock(&self.status) = Status::Failing(reason),
             Renewal::Lost(reason) => {
                 // Release: as above; 0 closes the window for every later reading.
                 self.window.valid_until.store(0, Ordering::Release);
-                k.status = Status::Lost(reason);
+                *lock(&self.status) = Status::Lost(reason);
             }
         }
     }
@@ -467,22 +459,26 @@ impl<C: Clock + 'static> Shared<C> {
                 return;
             }
             drop(stop);
-            let mut k = self.lock_keeping();
-            if matches!(k.status, Status::Lost(_)) {
+            let mut k = lock(&self.keeper);
+            if matches!(*lock(&self.status), Status::Lost(_)) {
                 return;
             }
             let now = self.gen.clock().now_unix_nanos();
-            let renewal = k.keeper.renew(now);
+            let renewal = k.renew(now);
             let ok = matches!(renewal, Renewal::Held { .. });
-            self.apply(&mut k, renewal);
-            delay = k.keeper.period(ok);
+            self.apply(renewal);
+            delay = k.period(ok);
         }
     }
 }
 
 impl<C: Clock + 'static> Drop for FencedGenerator<C> {
     fn drop(&mut self) {
-        *self.shared.stop.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        *self
+            .shared
+            .stop
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = true;
         self.shared.wake.notify_all();
         if let Some(worker) = self.worker.take() {
             let _ = worker.join();
@@ -493,9 +489,9 @@ impl<C: Clock + 'static> Drop for FencedGenerator<C> {
             .gen
             .last_id()
             .map(|id| ceil_millis(self.shared.gen.layout().decode(id).unix_nanos()));
-        let mut k = self.shared.lock_keeping();
-        if !matches!(k.status, Status::Lost(_)) {
-            k.keeper.release(last);
+        let mut k = lock(&self.shared.keeper);
+        if !matches!(*lock(&self.shared.status), Status::Lost(_)) {
+            k.release(last);
         }
     }
 }
@@ -509,6 +505,12 @@ impl<C: Clock + 'static> core::fmt::Debug for FencedGenerator<C> {
             .field("limit_unix_millis", &self.limit_unix_millis())
             .finish_non_exhaustive()
     }
+}
+
+/// Locks `m`; a thread that panicked while holding it left a value that is still the best
+/// we know (a status, a keeper whose next call reconnects).
+fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Nanoseconds to milliseconds, rounded up: a mark at or after the time.
@@ -539,7 +541,10 @@ fn limit_id(layout: &Layout, unix_millis: u64) -> u64 {
 
 /// Moves `gen` past every state of the tick holding `floor_unix_millis`: its IDs are then
 /// all stamped after the previous owner's. Errors if that tick is past the layout's expiry.
-pub(crate) fn skip_past<C: Clock>(gen: &Generator<C>, floor_unix_millis: u64) -> Result<(), LayoutError> {
+pub(crate) fn skip_past<C: Clock>(
+    gen: &Generator<C>,
+    floor_unix_millis: u64,
+) -> Result<(), LayoutError> {
     let layout = gen.layout();
     if let Some(tick) = tick_at(layout, floor_unix_millis)? {
         // Cannot overflow: tick <= max_ticks and time + sequence bits <= 64.

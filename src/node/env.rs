@@ -92,7 +92,16 @@ mod tests {
         assert_eq!(parse_decimal("0"), Some(0));
         assert_eq!(parse_decimal("007"), Some(7));
         assert_eq!(parse_decimal("18446744073709551615"), Some(u64::MAX));
-        for bad in ["", "+1", "-1", "1.0", "0x10", "1 2", "18446744073709551616", "١"] {
+        for bad in [
+            "",
+            "+1",
+            "-1",
+            "1.0",
+            "0x10",
+            "1 2",
+            "18446744073709551616",
+            "١",
+        ] {
             assert_eq!(parse_decimal(bad), None, "{bad:?}");
         }
     }

@@ -119,7 +119,10 @@ impl NodeSource for StatefulSetOrdinal {
         if self.offset == 0 {
             format!("the StatefulSet ordinal of {host}")
         } else {
-            format!("the StatefulSet ordinal of {host} plus offset {}", self.offset)
+            format!(
+                "the StatefulSet ordinal of {host} plus offset {}",
+                self.offset
+            )
         }
     }
 }
@@ -154,8 +157,13 @@ mod tests {
         assert_eq!(ordinal("my-app-db-17"), Ok(17));
         assert_eq!(ordinal("web-3.web.ns.svc.cluster.local"), Ok(3));
         assert_eq!(ordinal("web-1023"), Ok(1023));
-        assert!(matches!(ordinal("web-1024"), Err(NodeError::OutOfRange { node: 1024, .. })));
-        for bad in ["web", "web-", "-3", "web-3a", "web-+3", "web--3x", "", "web-3-x", "web.3-x"] {
+        assert!(matches!(
+            ordinal("web-1024"),
+            Err(NodeError::OutOfRange { node: 1024, .. })
+        ));
+        for bad in [
+            "web", "web-", "-3", "web-3a", "web-+3", "web--3x", "", "web-3-x", "web.3-x",
+        ] {
             assert!(
                 matches!(ordinal(bad), Err(NodeError::NoOrdinal { .. })),
                 "{bad:?} gave {:?}",
@@ -169,6 +177,9 @@ mod tests {
         let r = StatefulSetOrdinal::from_hostname("web-2")
             .offset(u64::MAX)
             .node(&Layout::TWITTER);
-        assert!(matches!(r, Err(NodeError::OutOfRange { node: u64::MAX, .. })));
+        assert!(matches!(
+            r,
+            Err(NodeError::OutOfRange { node: u64::MAX, .. })
+        ));
     }
 }

@@ -155,7 +155,11 @@ impl<S: NodeSource + ?Sized> NodeSource for Box<S> {
 }
 
 /// The default check: `node` within the layout's node range.
-fn in_range(node: u64, layout: &Layout, describe: impl FnOnce() -> String) -> Result<u64, NodeError> {
+fn in_range(
+    node: u64,
+    layout: &Layout,
+    describe: impl FnOnce() -> String,
+) -> Result<u64, NodeError> {
     if node > layout.max_node() {
         return Err(NodeError::OutOfRange {
             source: describe(),

@@ -164,7 +164,12 @@ impl Conn {
     }
 
     /// Frees the node, leaving `mark` (or no mark) for the next owner.
-    pub(super) fn release(&mut self, keys: &Keys, owner: &str, mark: Option<u64>) -> RedisResult<bool> {
+    pub(super) fn release(
+        &mut self,
+        keys: &Keys,
+        owner: &str,
+        mark: Option<u64>,
+    ) -> RedisResult<bool> {
         let mark = mark.map(|m| m.to_string()).unwrap_or_default();
         let freed: i64 = self.with(|s, c| {
             s.release
@@ -242,9 +247,16 @@ impl RedisKeeper {
     /// back if it is free, continuing after whoever held it meanwhile.
     fn take_back(&mut self, now_nanos: u64) -> Renewal {
         let node = self.node;
-        let taken = match self.conn.acquire(&self.prefix, (node, node, node), &self.owner, self.ttl) {
+        let taken = match self
+            .conn
+            .acquire(&self.prefix, (node, node, node), &self.owner, self.ttl)
+        {
             Ok(t) => t,
-            Err(e) => return Renewal::Failed(format!("lease on node {node} expired; taking it back failed: {e}")),
+            Err(e) => {
+                return Renewal::Failed(format!(
+                    "lease on node {node} expired; taking it back failed: {e}"
+                ))
+            }
         };
         let Some(taken) = taken else {
             return Renewal::Lost(format!(
@@ -264,7 +276,9 @@ impl RedisKeeper {
                 valid_until_nanos,
                 floor_unix_millis: floor,
             },
-            Ok(_) => Renewal::Failed(format!("node {node} was taken back but slipped away at once")),
+            Ok(_) => Renewal::Failed(format!(
+                "node {node} was taken back but slipped away at once"
+            )),
             Err(e) => Renewal::Failed(format!("node {node} was taken back but not renewed: {e}")),
         }
     }

@@ -311,7 +311,10 @@ impl RedisLease {
                         action: "hold the lease while waiting for the clock",
                         message: format!("node {node} was lost meanwhile"),
                     }),
-                    Err(e) => Err(redis_error("hold the lease while waiting for the clock", &e)),
+                    Err(e) => Err(redis_error(
+                        "hold the lease while waiting for the clock",
+                        &e,
+                    )),
                 }
             });
             match waited {

@@ -11,7 +11,10 @@
 //!   the node reads the limit (or, after a clean release, the last time actually issued),
 //!   waits until its clock has passed it, and continues after it.
 //!
-//! Uniqueness rests on the limit alone: the old owner's IDs are all at or before it and the
+//! The deadline is in the generator clock's time, read through its cheap reading: a clock
+//! stepped back extends it by the step ([`TscClock`] slews backward corrections at 500 µs
+//! per second; [`WallClock`](crate::WallClock) follows at once), a clock stepped forward
+//! shortens it. Uniqueness rests on the limit alone: the old owner's IDs are all at or before it and the
 //! new owner's all after, whatever the two clocks read and however long a process is paused
 //! between a check and its mint. The deadline makes a cut-off process stop early instead of
 //! minting on borrowed time.

@@ -6,10 +6,10 @@
 //!
 //! | provider | reads | unique when |
 //! | --- | --- | --- |
-//! | [`Fixed`] ([`fixed`]) | a value in code or configuration | the configuration gives each process its own |
-//! | [`EnvVar`] ([`env`]) | a decimal environment variable | the deployment sets it per process |
-//! | [`PrivateIpv4`] ([`private_ipv4`]) | low bits of the first private IPv4 address | the addresses differ in those bits (not guaranteed; see its docs) |
-//! | [`StatefulSetOrdinal`] ([`statefulset_ordinal`]) | `name-N` hostname of a Kubernetes StatefulSet pod | one StatefulSet (or disjoint offsets) per node range |
+//! | [`Fixed`] ([`fixed()`]) | a value in code or configuration | the configuration gives each process its own |
+//! | [`EnvVar`] ([`env()`]) | a decimal environment variable | the deployment sets it per process |
+//! | [`PrivateIpv4`] ([`private_ipv4()`]) | low bits of the first private IPv4 address | the addresses differ in those bits (not guaranteed; see its docs) |
+//! | [`StatefulSetOrdinal`] ([`statefulset_ordinal()`]) | `name-N` hostname of a Kubernetes StatefulSet pod | one StatefulSet (or disjoint offsets) per node range |
 //!
 //! For a guarantee that holds whatever the network or the scheduler does, lease the node
 //! from a coordination service instead (`snowmint::redis`, feature `redis`).

@@ -53,14 +53,14 @@ pub enum LeaseError {
         /// The longest the lease waits.
         max_wait: Duration,
     },
-    /// The node range is empty, exceeds the layout's node range, or holds more than 65,536
-    /// nodes.
+    /// The node range is empty, exceeds the layout's node range (or 2^40 − 1), or holds
+    /// more than 65,536 nodes.
     NodeRange {
         /// The range's first node.
         first: u64,
         /// The range's last node.
         last: u64,
-        /// The layout's largest node.
+        /// The largest node allowed: the layout's, at most 2^40 − 1.
         max: u64,
     },
     /// The TTL is not between 30 ms and one day, or the margin is more than half of it.

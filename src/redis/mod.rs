@@ -40,6 +40,8 @@ use crate::generator::GeneratorBuilder;
 
 /// The most nodes one lease scans: the acquisition script visits each taken node once.
 const MAX_RANGE: u64 = 1 << 16;
+/// The largest node number a lease handles: the scripts count in Lua's doubles.
+const MAX_NODE: u64 = (1 << 40) - 1;
 
 /// Leases a node number from Redis for a [`FencedGenerator`].
 ///
@@ -338,7 +340,9 @@ impl RedisLease {
         }
     }
 
-    fn range(&self, max_node: u64) -> Result<(u64, u64), LeaseError> {
+    fn range(&self, layout_max: u64) -> Result<(u64, u64), LeaseError> {
+        // Lua numbers are doubles printed with 14 digits: keep node numbers well inside.
+        let max_node = layout_max.min(MAX_NODE);
         let (first, last) = match &self.nodes {
             Some(r) => (*r.start(), *r.end()),
             None => (0, max_node.min(MAX_RANGE - 1)),

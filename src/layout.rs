@@ -373,7 +373,7 @@ impl Layout {
         .epoch_unix_millis(1_420_070_400_000)
         .build_const();
 
-    /// Instagram: 41 time bits of 1 ms from 2011-08-12T21:07:01.721Z, 13 shard bits, 10
+    /// Instagram: 41 time bits of 1 ms from 2011-08-24T21:07:01.721Z, 13 shard bits, 10
     /// sequence bits; 64 bits; expires 2081-04-30.
     ///
     /// ```

@@ -250,3 +250,35 @@ fn the_split_is_validated() {
         "host 1024 is out of range: allowed 0 to 1023 (the node bits above the shard bits)"
     );
 }
+
+#[test]
+fn a_thread_keeps_increasing_across_release_local() {
+    // A frozen clock, and a lead so that moving past a tick needs no wait.
+    let gen = ShardedGenerator::with_clock(Layout::TWITTER, frozen())
+        .shard_bits(2)
+        .lead_ticks(3)
+        .build()
+        .unwrap();
+    let first = gen.lease().unwrap();
+    let _second = gen.lease().unwrap();
+    let a = gen.next_id().unwrap();
+    assert_eq!(node_of(a) & 3, 2, "shards 0 and 1 are leased");
+    drop(first);
+    gen.release_local();
+    let b = gen.next_id().unwrap();
+    assert_eq!(node_of(b) & 3, 0, "the freed, lower shard");
+    assert!(
+        b > a,
+        "a lower shard in the same tick would mint a smaller ID"
+    );
+    // From the overflow shard to an own shard, through release_local too.
+    gen.release_local();
+    let _all = (gen.lease().unwrap(), gen.lease().unwrap());
+    let c = gen.next_id().unwrap();
+    assert_eq!(
+        node_of(c) & 3,
+        3,
+        "every exclusive shard is held: the overflow shard"
+    );
+    assert!(c > b);
+}

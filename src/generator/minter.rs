@@ -66,7 +66,7 @@ impl<C: Clock> Minter<C> {
 
     /// Up to `n` states, waiting at most `timeout` for at least one. A wait that cannot end
     /// in time is not started.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn take<S: StateCell>(
         &self,
         cell: &S,
@@ -77,7 +77,7 @@ impl<C: Clock> Minter<C> {
             .map(|(first, last, _)| (first, last))
     }
 
-    #[inline]
+    #[inline(always)]
     fn take_at<S: StateCell>(
         &self,
         cell: &S,

@@ -26,9 +26,10 @@ struct Entry {
     hold: Option<Hold>,
     /// Overflow mints left before the next try for an exclusive shard.
     retry_in: Cell<u32>,
-    /// The last state this thread took from the overflow shard (0: none), so that a shard
-    /// taken later starts after its tick and the thread's IDs keep increasing.
-    overflow_last: Cell<u64>,
+    /// The last state this thread issued on a shard it no longer holds: the overflow shard,
+    /// or a shard it handed back with `release_local` (0: none). A shard taken later starts
+    /// after that state's tick, so the thread's IDs keep increasing.
+    last_elsewhere: Cell<u64>,
 }
 
 const_thread_local! {
@@ -60,7 +61,7 @@ fn lookup<R>(
                 Some(hold) => return Some(f(Shard::Own(hold))),
                 None if entry.retry_in.get() > 0 => {
                     entry.retry_in.set(entry.retry_in.get() - 1);
-                    return Some(f(Shard::Overflow(&entry.overflow_last)));
+                    return Some(f(Shard::Overflow(&entry.last_elsewhere)));
                 }
                 None => {}
             }
@@ -82,8 +83,11 @@ fn lookup_slow<R>(
         Some(i) => {
             let entry = &mut entries[i];
             entry.hold = slots.acquire();
-            if let Some(hold) = &entry.hold {
-                hold.start_after_tick_of(entry.overflow_last.get(), slots.sequence_bits);
+            let last = entry.last_elsewhere.get();
+            match &entry.hold {
+                Some(hold) => hold.start_after_tick_of(last, slots.sequence_bits),
+                None if last != 0 => slots.overflow_past_tick_of(last),
+                None => {}
             }
             entry.retry_in.set(RETRY_EVERY);
             i
@@ -93,7 +97,7 @@ fn lookup_slow<R>(
                 slots: Arc::clone(slots),
                 hold: slots.acquire(),
                 retry_in: Cell::new(RETRY_EVERY),
-                overflow_last: Cell::new(0),
+                last_elsewhere: Cell::new(0),
             });
             entries.len() - 1
         }
@@ -101,15 +105,22 @@ fn lookup_slow<R>(
     let entry = core::cell::RefMut::map(entries, |e| &mut e[position]);
     Some(match &entry.hold {
         Some(hold) => f(Shard::Own(hold)),
-        None => f(Shard::Overflow(&entry.overflow_last)),
+        None => f(Shard::Overflow(&entry.last_elsewhere)),
     })
 }
 
-/// Hands back this thread's shard of the generator owning `slots`, if it holds one.
+/// Hands back this thread's shard of the generator owning `slots`, if it holds one. The
+/// thread's next ID takes a shard again (starting past the tick it last issued in).
 pub(crate) fn release(slots: &Arc<Slots>) {
     let _ = LOCAL.try_with(|local| {
         if let Ok(mut entries) = local.try_borrow_mut() {
-            entries.retain(|e| !Arc::ptr_eq(&e.slots, slots));
+            if let Some(entry) = entries.iter_mut().find(|e| Arc::ptr_eq(&e.slots, slots)) {
+                if let Some(hold) = entry.hold.take() {
+                    let last = hold.state.get().max(entry.last_elsewhere.get());
+                    entry.last_elsewhere.set(last);
+                }
+                entry.retry_in.set(0);
+            }
         }
     });
 }

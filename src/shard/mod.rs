@@ -90,6 +90,19 @@ impl ShardedGenerator {
 }
 
 impl<C: Clock> ShardedGenerator<C> {
+    /// Settings for a sharded generator on a clock of your choice.
+    ///
+    /// ```
+    /// use snowmint::{Layout, ManualClock, ShardedGenerator};
+    /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
+    /// let gen = ShardedGenerator::with_clock(Layout::TWITTER, clock).shard_bits(2).build()?;
+    /// assert_eq!(Layout::TWITTER.decode(gen.next_id()?).unix_millis(), 1_700_000_000_000);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_clock(layout: Layout, clock: C) -> ShardedBuilder<C> {
+        ShardedBuilder::new(crate::GeneratorBuilder::new(layout, clock))
+    }
+
     pub(crate) fn from_parts(
         minter: Minter<C>,
         host: u64,
@@ -146,13 +159,20 @@ impl<C: Clock> ShardedGenerator<C> {
         let m = &self.shared.minter;
         local::with(&self.shared.slots, |shard| match shard {
             Shard::Own(h) => m.take_one_cached(&h.state, &h.cache, h.node_in_place, m.max_wait),
-            Shard::Overflow(last) => {
-                let slots = &self.shared.slots;
-                let (state, _) = m.take(&*slots.overflow, 1, m.max_wait)?;
-                last.set(state);
-                Ok(m.id_of(state, slots.overflow_node_in_place))
-            }
+            Shard::Overflow(last) => self.next_overflow_id(last),
         })
+    }
+
+    /// [`next_id`](Self::next_id) on the overflow shard, kept out of line so the common
+    /// path stays small enough to inline.
+    #[cold]
+    #[inline(never)]
+    fn next_overflow_id(&self, last: &core::cell::Cell<u64>) -> Result<Id, MintError> {
+        let m = &self.shared.minter;
+        let slots = &self.shared.slots;
+        let (state, _) = m.take(&*slots.overflow, 1, m.max_wait)?;
+        last.set(state);
+        Ok(m.id_of(state, slots.overflow_node_in_place))
     }
 
     /// The next ID from this thread's shard, or at once an error saying why not.
@@ -237,7 +257,9 @@ impl<C: Clock> ShardedGenerator<C> {
     }
 
     /// Hands back the calling thread's shard now rather than when the thread exits (for
-    /// thread pools whose threads outlive their use of the generator).
+    /// thread pools whose threads outlive their use of the generator). If the thread mints
+    /// again it takes a shard again, starting past the tick it last minted in, so its IDs
+    /// keep increasing.
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;

@@ -50,6 +50,16 @@ impl Slots {
         }
     }
 
+    /// Moves the overflow shard past the tick of `state`, so that a thread that minted up to
+    /// `state` elsewhere and now turns to the overflow shard keeps its IDs increasing.
+    /// Skipping states costs nothing but the skipped IDs.
+    pub(crate) fn overflow_past_tick_of(&self, state: u64) {
+        if let Some(end) = tick_end(state, self.sequence_bits) {
+            // Relaxed: as every state update, only this atomic's modification order matters.
+            self.overflow.fetch_max(end - 1, Ordering::Relaxed);
+        }
+    }
+
     /// How many exclusive shards there are.
     pub(crate) fn len(&self) -> usize {
         self.shards.len()
@@ -125,4 +135,10 @@ impl Drop for Hold {
         // Release: makes the state above visible to the next holder's Acquire.
         slot.taken.store(false, Ordering::Release);
     }
+}
+
+/// The first state of the tick after `state`'s, if it fits in 64 bits.
+fn tick_end(state: u64, sequence_bits: u8) -> Option<u64> {
+    let next_tick = (state >> sequence_bits).checked_add(1)?;
+    (next_tick <= u64::MAX >> sequence_bits).then(|| next_tick << sequence_bits)
 }

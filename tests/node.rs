@@ -51,6 +51,18 @@ fn private_ipv4_takes_the_first_private_address_and_its_low_bits() {
         .from_addrs([Ipv4Addr::new(10, 2, 0, 5)])
         .node(&Layout::SONYFLAKE);
     assert_eq!(a, b);
+    // Link-local (self-assigned) only when nothing else is private, wherever it is listed.
+    let link_local_first = [Ipv4Addr::new(169, 254, 7, 7), Ipv4Addr::new(172, 20, 0, 3)];
+    assert_eq!(
+        PrivateIpv4::new().from_addrs(link_local_first).address(),
+        Ok(Ipv4Addr::new(172, 20, 0, 3))
+    );
+    assert_eq!(
+        PrivateIpv4::new()
+            .from_addrs([Ipv4Addr::new(169, 254, 7, 7)])
+            .address(),
+        Ok(Ipv4Addr::new(169, 254, 7, 7))
+    );
     let err = PrivateIpv4::new()
         .from_addrs([])
         .node(&Layout::SONYFLAKE)

@@ -11,8 +11,9 @@ use crate::layout::Layout;
 /// Private means RFC 1918 (`10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16`) or link-local
 /// (`169.254.0.0/16`); `100.64.0.0/10` (shared address space, used by carrier-grade NAT and
 /// by some container networks) only after [`allow_shared`](Self::allow_shared). Addresses
-/// are taken in the order the operating system lists the interfaces. A host without any is
-/// an error ([`NodeError::NoPrivateIpv4`]), never a silent node 0.
+/// are taken in the order the operating system lists the interfaces, link-local ones only
+/// if there is no other. A host without any is an error ([`NodeError::NoPrivateIpv4`]),
+/// never a silent node 0.
 ///
 /// # What it guarantees, and what not
 /// Two hosts get different numbers only if their addresses differ in those low bits: true
@@ -98,9 +99,11 @@ impl PrivateIpv4 {
             Some(list) => list.clone(),
             None => system_ipv4()?,
         };
+        // Link-local addresses are self-assigned per link: a last resort.
         seen.iter()
             .copied()
-            .find(|&a| is_private(a, self.allow_shared))
+            .find(|&a| is_private(a, self.allow_shared) && !a.is_link_local())
+            .or_else(|| seen.iter().copied().find(|a| a.is_link_local()))
             .ok_or(NodeError::NoPrivateIpv4 {
                 shared_allowed: self.allow_shared,
                 seen,

@@ -304,6 +304,17 @@ impl<C: Clock> Generator<C> {
     }
 }
 
+impl<C> Generator<C> {
+    /// Moves the state forward to at least `state`, never back: every later ID is greater
+    /// than the ID of `state`. For a new owner of a node, so that it continues after the
+    /// previous owner's last time.
+    pub(crate) fn advance_to(&self, state: u64) {
+        // Relaxed: as every access to the state (see `StateCell`): uniqueness needs only that
+        // RMWs on this one atomic see the latest value, and fetch_max is an RMW.
+        self.state.fetch_max(state, crate::sync::Ordering::Relaxed);
+    }
+}
+
 impl<C: Clock + core::fmt::Debug> core::fmt::Debug for Generator<C> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Generator")

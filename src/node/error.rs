@@ -1,0 +1,152 @@
+//! [`NodeError`]: why a node number could not be found or was refused.
+
+use core::fmt;
+use std::net::Ipv4Addr;
+
+/// Why a [`NodeSource`](super::NodeSource) gave no usable node number.
+///
+/// Every message names the rule that was broken and what is allowed.
+///
+/// ```
+/// use snowmint::node::{self, NodeError, NodeSource};
+/// use snowmint::Layout;
+///
+/// let err = node::statefulset_ordinal_of("web-7d9f8-x2x4k").node(&Layout::TWITTER).unwrap_err();
+/// assert!(matches!(err, NodeError::NoOrdinal { .. }));
+/// assert!(err.to_string().contains("expected NAME-ORDINAL with a decimal ORDINAL from 0 to 1023"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NodeError {
+    /// The number does not fit the layout's node bits.
+    OutOfRange {
+        /// Where the number came from.
+        source: String,
+        /// The number.
+        node: u64,
+        /// The largest node number of the layout.
+        max: u64,
+        /// The layout's node bits.
+        node_bits: u8,
+    },
+    /// The environment variable is not set.
+    EnvMissing {
+        /// The variable's name.
+        name: String,
+        /// The largest node number of the layout.
+        max: u64,
+    },
+    /// The environment variable does not hold a decimal number.
+    EnvInvalid {
+        /// The variable's name.
+        name: String,
+        /// What it holds (lossily decoded if not Unicode).
+        value: String,
+        /// The largest node number of the layout.
+        max: u64,
+    },
+    /// No interface has a private IPv4 address.
+    NoPrivateIpv4 {
+        /// Whether 100.64.0.0/10 (shared address space) was accepted too.
+        shared_allowed: bool,
+        /// The IPv4 addresses that were seen (none of them private).
+        seen: Vec<Ipv4Addr>,
+    },
+    /// The interfaces could not be listed.
+    Interfaces {
+        /// The operating system's error.
+        reason: String,
+    },
+    /// The hostname could not be read.
+    Hostname {
+        /// What went wrong.
+        reason: String,
+    },
+    /// The hostname does not end in `-ORDINAL`.
+    NoOrdinal {
+        /// The hostname (its first label).
+        hostname: String,
+        /// The largest node number of the layout.
+        max: u64,
+    },
+    /// A check hook added with [`NodeSource::with_check`](super::NodeSource::with_check)
+    /// refused the number.
+    Rejected {
+        /// Where the number came from.
+        source: String,
+        /// The number.
+        node: u64,
+        /// The hook's reason.
+        reason: String,
+    },
+}
+
+impl fmt::Display for NodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NodeError::OutOfRange {
+                source,
+                node,
+                max,
+                node_bits,
+            } => write!(
+                f,
+                "node {node} from {source} is out of range: allowed 0 to {max} (the layout's {node_bits} node bits)"
+            ),
+            NodeError::EnvMissing { name, max } => write!(
+                f,
+                "environment variable {name} is not set: it must hold this process's node number, 0 to {max}"
+            ),
+            NodeError::EnvInvalid { name, value, max } => write!(
+                f,
+                "environment variable {name} is {value:?}, not a node number: it must be a decimal number from 0 to {max}"
+            ),
+            NodeError::NoPrivateIpv4 {
+                shared_allowed,
+                seen,
+            } => {
+                f.write_str(
+                    "no private IPv4 address on any interface: a node number from an address needs one in \
+                     10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16 (RFC 1918) or 169.254.0.0/16 (link-local)",
+                )?;
+                if *shared_allowed {
+                    f.write_str(" or 100.64.0.0/10 (shared address space)")?;
+                } else {
+                    f.write_str("; 100.64.0.0/10 is accepted only when asked (PrivateIpv4::allow_shared)")?;
+                }
+                if seen.is_empty() {
+                    f.write_str("; no IPv4 address was seen")
+                } else {
+                    f.write_str("; seen: ")?;
+                    for (i, a) in seen.iter().enumerate() {
+                        if i > 0 {
+                            f.write_str(", ")?;
+                        }
+                        write!(f, "{a}")?;
+                    }
+                    Ok(())
+                }
+            }
+            NodeError::Interfaces { reason } => {
+                write!(f, "could not list network interfaces for a private IPv4 address: {reason}")
+            }
+            NodeError::Hostname { reason } => {
+                write!(f, "could not read the hostname for a StatefulSet ordinal: {reason}")
+            }
+            NodeError::NoOrdinal { hostname, max } => write!(
+                f,
+                "hostname {hostname:?} is not a StatefulSet pod name: expected NAME-ORDINAL with a decimal ORDINAL from 0 to {max}"
+            ),
+            NodeError::Rejected {
+                source,
+                node,
+                reason,
+            } => write!(
+                f,
+                "node {node} from {source} was rejected by the check hook: {reason}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NodeError {}

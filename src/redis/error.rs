@@ -1,0 +1,131 @@
+//! [`LeaseError`]: why no node could be leased.
+
+use core::fmt;
+use std::time::Duration;
+
+use crate::error::LayoutError;
+
+/// Why [`RedisLease::acquire`](super::RedisLease::acquire) returned no generator.
+///
+/// Every message names the rule and the allowed range.
+///
+/// ```
+/// use std::time::Duration;
+/// use snowmint::redis::LeaseError;
+///
+/// let err = LeaseError::AllTaken { namespace: "orders".into(), first: 0, last: 7, ttl: Duration::from_secs(10) };
+/// assert_eq!(
+///     err.to_string(),
+///     "every node from 0 to 7 in namespace \"orders\" is leased: widen the range (.nodes), \
+///      stop a process, or wait for a crashed one's lease to expire (TTL 10s)"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LeaseError {
+    /// Every node of the range is held by a live lease.
+    AllTaken {
+        /// The namespace.
+        namespace: String,
+        /// The range's first node.
+        first: u64,
+        /// The range's last node.
+        last: u64,
+        /// The TTL after which a crashed holder's node is free.
+        ttl: Duration,
+    },
+    /// Redis could not be reached, or refused a command.
+    Redis {
+        /// What was being done.
+        action: &'static str,
+        /// The client's error.
+        message: String,
+    },
+    /// The node's mark (the last time its previous owner may have issued) is further ahead
+    /// of this clock than the lease waits. The node was given back.
+    ClockBehind {
+        /// The node that was taken.
+        node: u64,
+        /// Its mark, Unix milliseconds.
+        mark_unix_millis: u64,
+        /// How far the clock must still move.
+        behind: Duration,
+        /// The longest the lease waits.
+        max_wait: Duration,
+    },
+    /// The node range is empty, exceeds the layout's node range (or 2^40 − 1), or holds
+    /// more than 65,536 nodes.
+    NodeRange {
+        /// The range's first node.
+        first: u64,
+        /// The range's last node.
+        last: u64,
+        /// The largest node allowed: the layout's, at most 2^40 − 1.
+        max: u64,
+    },
+    /// The TTL is not between 30 ms and one day, or the margin is more than half of it.
+    Timing {
+        /// The TTL.
+        ttl: Duration,
+        /// The margin.
+        margin: Duration,
+    },
+    /// The generator's settings were refused, or the mark is past the layout's expiry.
+    Layout(LayoutError),
+}
+
+impl From<LayoutError> for LeaseError {
+    fn from(e: LayoutError) -> LeaseError {
+        LeaseError::Layout(e)
+    }
+}
+
+impl fmt::Display for LeaseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LeaseError::AllTaken {
+                namespace,
+                first,
+                last,
+                ttl,
+            } => write!(
+                f,
+                "every node from {first} to {last} in namespace {namespace:?} is leased: widen the range (.nodes), \
+                 stop a process, or wait for a crashed one's lease to expire (TTL {ttl:?})"
+            ),
+            LeaseError::Redis { action, message } => {
+                write!(f, "could not {action} in Redis: {message}")
+            }
+            LeaseError::ClockBehind {
+                node,
+                mark_unix_millis,
+                behind,
+                max_wait,
+            } => write!(
+                f,
+                "clock is {behind:?} behind node {node}'s mark {mark_unix_millis} ms (Unix), the last time its previous \
+                 owner may have issued: allowed wait is at most {max_wait:?}; the node was given back"
+            ),
+            LeaseError::NodeRange { first, last, max } => write!(
+                f,
+                "node range {first}..={last} is not allowed: it must be non-empty, within 0..={max} (the layout's \
+                 node range) and hold at most 65536 nodes"
+            ),
+            LeaseError::Timing { ttl, margin } => write!(
+                f,
+                "lease TTL {ttl:?} with margin {margin:?} is not allowed: the TTL must be 30ms to 1 day and the \
+                 margin at most half of it"
+            ),
+            LeaseError::Layout(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for LeaseError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LeaseError::Layout(e) => Some(e),
+            _ => None,
+        }
+    }
+}

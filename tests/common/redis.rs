@@ -1,0 +1,188 @@
+//! A real `redis-server` for tests: started on a free loopback port in a temporary
+//! directory, without persistence, and stopped, killed or restarted on the same port.
+//!
+//! The binary is `$SNOWMINT_REDIS_SERVER`, else `redis-server` on `PATH`. Without one, a
+//! test is skipped with a message written straight to stderr (past the test harness's
+//! capture), unless `SNOWMINT_REQUIRE_REDIS=1` (CI sets it), when it fails.
+
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct RedisServer {
+    bin: String,
+    port: u16,
+    dir: PathBuf,
+    child: Option<Child>,
+}
+
+fn binary() -> String {
+    std::env::var("SNOWMINT_REDIS_SERVER").unwrap_or_else(|_| "redis-server".to_string())
+}
+
+fn installed(bin: &str) -> bool {
+    Command::new(bin)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// A free loopback port (free when asked; the server binds it right after).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("bind a loopback port")
+}
+
+impl RedisServer {
+    /// A running server, or `None` if `redis-server` is not installed (and not required).
+    pub fn start(test: &str) -> Option<RedisServer> {
+        let bin = binary();
+        if !installed(&bin) {
+            let msg = format!(
+                "SKIPPED {test}: `{bin}` is not installed (apt-get install redis-server, or set \
+                 SNOWMINT_REDIS_SERVER); set SNOWMINT_REQUIRE_REDIS=1 to make this a failure"
+            );
+            if std::env::var("SNOWMINT_REQUIRE_REDIS").is_ok_and(|v| v == "1") {
+                panic!("{msg}");
+            }
+            // Straight to the process's stderr: the harness captures only print macros.
+            let _ = writeln!(std::io::stderr(), "{msg}");
+            return None;
+        }
+        let dir = std::env::temp_dir().join(format!(
+            "snowmint-redis-{}-{}-{}",
+            test,
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        ));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        // A port can be taken between asking and binding: try a few.
+        for _ in 0..5 {
+            let mut server = RedisServer {
+                bin: bin.clone(),
+                port: free_port(),
+                dir: dir.clone(),
+                child: None,
+            };
+            if server.spawn() {
+                return Some(server);
+            }
+        }
+        panic!("redis-server did not start; see {}", dir.display());
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Starts the process on `self.port` and waits until it answers PING.
+    fn spawn(&mut self) -> bool {
+        let log = std::fs::File::create(self.dir.join("redis.log")).expect("log file");
+        let child = Command::new(&self.bin)
+            .args(["--port", &self.port.to_string()])
+            .args(["--bind", "127.0.0.1"])
+            .args(["--save", ""])
+            .args(["--appendonly", "no"])
+            .args(["--daemonize", "no"])
+            .arg("--dir")
+            .arg(&self.dir)
+            .stdout(log.try_clone().expect("log"))
+            .stderr(log)
+            .spawn()
+            .expect("spawn redis-server");
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if self.ping() {
+                return true;
+            }
+            if let Some(Ok(Some(_))) = self.child.as_mut().map(|c| c.try_wait()) {
+                self.child = None;
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.kill();
+        false
+    }
+
+    fn ping(&self) -> bool {
+        let Ok(mut s) = TcpStream::connect(("127.0.0.1", self.port)) else {
+            return false;
+        };
+        let _ = s.set_read_timeout(Some(Duration::from_millis(500)));
+        let mut buf = [0_u8; 7];
+        s.write_all(b"PING\r\n").is_ok() && s.read_exact(&mut buf).is_ok() && &buf == b"+PONG\r\n"
+    }
+
+    /// Kills the server at once (SIGKILL: a crash, nothing flushed).
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// Starts it again on the same port, empty (it had no persistence).
+    pub fn restart(&mut self) {
+        self.kill();
+        assert!(
+            self.spawn(),
+            "redis-server did not restart on port {}",
+            self.port
+        );
+    }
+
+    /// Runs a command over raw RESP and returns the reply's value line (a bulk string's
+    /// value, an integer as `:N`, `$-1` for nil).
+    pub fn command(&self, args: &[&str]) -> String {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(2)))
+            .expect("timeout");
+        let mut req = format!("*{}\r\n", args.len());
+        for a in args {
+            req.push_str(&format!("${}\r\n{a}\r\n", a.len()));
+        }
+        s.write_all(req.as_bytes()).expect("write");
+        let mut out = Vec::new();
+        let mut byte = [0_u8; 1];
+        // Bulk strings: the length line, then the value line.
+        let mut lines = 0;
+        while s.read_exact(&mut byte).is_ok() {
+            out.push(byte[0]);
+            if out.ends_with(b"\r\n") {
+                lines += 1;
+                let first = out.first().copied();
+                if lines == 1 && first != Some(b'$') || lines == 2 {
+                    break;
+                }
+                if lines == 1 && out.starts_with(b"$-1") {
+                    break;
+                }
+            }
+        }
+        let text = String::from_utf8_lossy(&out).trim_end().to_string();
+        text.lines().last().unwrap_or("").to_string()
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}

@@ -162,7 +162,17 @@ mod tests {
             Err(NodeError::OutOfRange { node: 1024, .. })
         ));
         for bad in [
-            "web", "web-", "-3", "web-3a", "web-+3", "web--3x", "", "web-3-x", "web.3-x",
+            "web",
+            "web-",
+            "-3",
+            "web-3a",
+            "web-+3",
+            "web--3x",
+            "",
+            "web-3-x",
+            "web.3-x",
+            // Too large for a u64: not an ordinal at all (the CLI's old rule, kept).
+            "web-99999999999999999999999",
         ] {
             assert!(
                 matches!(ordinal(bad), Err(NodeError::NoOrdinal { .. })),

@@ -47,7 +47,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let (node, sequence) = if args.last {
         (layout.max_node(), layout.max_sequence())
     } else {
-        (args.node.resolve(&args.layout)?, args.sequence)
+        (args.node.resolve(&args.layout.layout)?, args.sequence)
     };
     let id = layout
         .compose_at(args.time, node, sequence)

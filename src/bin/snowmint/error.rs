@@ -49,6 +49,18 @@ impl CliError {
         }
     }
 
+    /// Which exit status the error earns.
+    #[cfg(test)]
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// The message, without `error: `.
+    #[cfg(test)]
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
     /// Prints the message (never panicking, even when standard error is closed) and gives the
     /// exit status.
     pub fn report(self) -> ExitCode {

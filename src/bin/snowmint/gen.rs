@@ -36,7 +36,7 @@ pub struct Args {
 const OUT_BUFFER: usize = 64 * 1024;
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let node = args.node.resolve(&args.layout)?;
+    let node = args.node.resolve(&args.layout.layout)?;
     let gen = Generator::new(args.layout.layout, node).map_err(CliError::input)?;
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(OUT_BUFFER, stdout.lock());

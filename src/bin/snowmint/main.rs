@@ -2,7 +2,7 @@
 //!
 //! Built with the `cli` feature, which is on by default so that `cargo install snowmint`
 //! installs this tool. Cargo has no binary-only dependencies, so library users who do not
-//! want clap, humantime, if-addrs and gethostname depend with `default-features = false`.
+//! want clap and humantime depend with `default-features = false`.
 //!
 //! Each subcommand is a module with its `Args` and a `run`; `main` only parses, runs and
 //! turns an error into a message and an exit status (see [`error::CliError`]).

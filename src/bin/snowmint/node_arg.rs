@@ -1,14 +1,14 @@
 //! `--node N` and `--node-from env|ip|hostname`: the node number of minted or composed IDs.
 //!
-//! Kept in the binary on purpose: the library is to grow node-ID providers of its own, and
-//! this module is the one to swap for them then.
-
-use std::net::Ipv4Addr;
+//! Every rule (decimal variable, private address ranges, StatefulSet ordinal, the layout's
+//! node range) is the library's, in `snowmint::node`; this module picks the provider, names
+//! the flag in its errors and chooses the exit status.
 
 use clap::ValueEnum;
+use snowmint::node::{self, NodeError, NodeSource, PrivateIpv4};
+use snowmint::Layout;
 
 use crate::error::CliError;
-use crate::layout_arg::NamedLayout;
 
 /// The environment variable `--node-from env` reads.
 pub const NODE_ENV: &str = "SNOWMINT_NODE";
@@ -18,9 +18,10 @@ pub const NODE_ENV: &str = "SNOWMINT_NODE";
 pub enum NodeFrom {
     /// The decimal number in the SNOWMINT_NODE environment variable.
     Env,
-    /// The low node bits of the machine's first private IPv4 address (10/8, 172.16/12,
-    /// 192.168/16, 100.64/10; else link-local 169.254/16), as Sonyflake does. Unique only
-    /// among machines whose addresses differ in those bits (one /22 for Twitter's 10).
+    /// The low node bits of the machine's first private IPv4 address, as Sonyflake does:
+    /// RFC 1918 (10/8, 172.16/12, 192.168/16), else link-local 169.254/16; 100.64/10 only
+    /// with --allow-shared. Unique only among machines whose addresses differ in those bits
+    /// (one /22 for Twitter's 10).
     Ip,
     /// The trailing number of the host name, as a Kubernetes StatefulSet's pod `web-3` has.
     Hostname,
@@ -37,165 +38,186 @@ pub struct NodeArgs {
     /// Take the node number from the environment, the network or the host name
     #[arg(long, value_enum, value_name = "SOURCE")]
     pub node_from: Option<NodeFrom>,
+
+    /// With --node-from ip: accept 100.64.0.0/10 too (RFC 6598 shared address space, which
+    /// some clusters give pods)
+    #[arg(long, requires = "node_from")]
+    pub allow_shared: bool,
 }
 
 impl NodeArgs {
     /// The node number, checked against the layout.
-    pub fn resolve(&self, layout: &NamedLayout) -> Result<u64, CliError> {
-        let max = layout.layout.max_node();
-        let (node, source) = match (self.node, self.node_from) {
-            (Some(node), _) => (node, "--node".to_owned()),
-            (None, None) => (0, "--node".to_owned()),
-            (None, Some(NodeFrom::Env)) => {
-                (from_env(std::env::var_os(NODE_ENV))?, NODE_ENV.to_owned())
-            }
-            (None, Some(NodeFrom::Ip)) => {
-                let ip = private_ipv4()?;
-                // The low bits only: `max` is 2^node_bits - 1, a mask.
-                (
-                    u64::from(u32::from(ip)) & max,
-                    format!("--node-from ip ({ip})"),
-                )
-            }
-            (None, Some(NodeFrom::Hostname)) => {
-                let name = gethostname::gethostname();
-                let name = name.to_string_lossy();
-                (ordinal(&name)?, format!("--node-from hostname ({name})"))
-            }
-        };
-        if node > max {
-            return Err(CliError::input(format_args!(
-                "{source}: node {node} is out of range: allowed 0 to {max} ({layout} has {} node bits)",
-                layout.layout.node_bits()
-            )));
+    pub fn resolve(&self, layout: &Layout) -> Result<u64, CliError> {
+        if self.allow_shared && self.node_from != Some(NodeFrom::Ip) {
+            return Err(CliError::input(
+                "--allow-shared applies only to --node-from ip",
+            ));
         }
-        Ok(node)
+        let (flag, result) = match self.node_from {
+            // The source's description names the flag already.
+            None => ("", NodeFlag(self.node.unwrap_or(0)).node(layout)),
+            Some(NodeFrom::Env) => ("--node-from env: ", node::env(NODE_ENV).node(layout)),
+            Some(NodeFrom::Ip) => ("--node-from ip: ", self.ip_source().node(layout)),
+            Some(NodeFrom::Hostname) => (
+                "--node-from hostname: ",
+                node::statefulset_ordinal().node(layout),
+            ),
+        };
+        result.map_err(|err| cli_error(flag, &err))
+    }
+
+    fn ip_source(&self) -> PrivateIpv4 {
+        node::private_ipv4().allow_shared(self.allow_shared)
     }
 }
 
-fn from_env(value: Option<std::ffi::OsString>) -> Result<u64, CliError> {
-    let value = value.ok_or_else(|| {
-        CliError::input(format_args!(
-            "--node-from env: {NODE_ENV} is not set: set it to the node number"
-        ))
-    })?;
-    let text = value.to_string_lossy();
-    text.trim().parse::<u64>().map_err(|_| {
-        CliError::input(format_args!(
-            "--node-from env: {NODE_ENV}='{text}' is not a node number: expected a decimal integer from 0"
-        ))
-    })
-}
+/// `--node N`: a fixed number whose errors name the flag.
+struct NodeFlag(u64);
 
-/// The first private IPv4 address of the machine's interfaces.
-fn private_ipv4() -> Result<Ipv4Addr, CliError> {
-    let interfaces = if_addrs::get_if_addrs().map_err(|e| {
-        CliError::system(format_args!(
-            "--node-from ip: cannot list network interfaces: {e}"
-        ))
-    })?;
-    let v4 = interfaces.iter().filter_map(|i| match i.ip() {
-        std::net::IpAddr::V4(ip) => Some(ip),
-        std::net::IpAddr::V6(_) => None,
-    });
-    let all: Vec<Ipv4Addr> = v4.collect();
-    pick_private(&all).ok_or_else(|| {
-        let seen: Vec<String> = all.iter().map(ToString::to_string).collect();
-        CliError::system(format_args!(
-            "--node-from ip: no private IPv4 address (10/8, 172.16/12, 192.168/16, 100.64/10 or \
-             169.254/16) on this machine (found: {}): use --node or --node-from env",
-            if seen.is_empty() {
-                "none".to_owned()
-            } else {
-                seen.join(", ")
-            }
-        ))
-    })
-}
-
-/// The first RFC 1918 or RFC 6598 (100.64/10, carrier-grade NAT, used by some clusters)
-/// address, else the first link-local one (assigned per link, so a last resort).
-fn pick_private(addrs: &[Ipv4Addr]) -> Option<Ipv4Addr> {
-    let shared = |ip: &Ipv4Addr| ip.octets()[0] == 100 && (ip.octets()[1] & 0xc0) == 64;
-    addrs
-        .iter()
-        .find(|ip| ip.is_private() || shared(ip))
-        .or_else(|| addrs.iter().find(|ip| ip.is_link_local()))
-        .copied()
-}
-
-/// The StatefulSet ordinal: the digits after the last `-` of a host name (`web-3` is 3).
-fn ordinal(hostname: &str) -> Result<u64, CliError> {
-    let fail = |why: &str| {
-        CliError::system(format_args!(
-            "--node-from hostname: host name '{hostname}' {why}: expected NAME-N as a StatefulSet pod has (web-3 is node 3)"
-        ))
-    };
-    // A fully qualified name (web-3.web.default.svc) carries the ordinal in its first label.
-    let label = hostname.split('.').next().unwrap_or(hostname);
-    let digits = label
-        .rsplit_once('-')
-        .map(|(_, d)| d)
-        .ok_or_else(|| fail("has no '-'"))?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(fail("does not end in a number"));
+impl NodeSource for NodeFlag {
+    fn read(&self, _layout: &Layout) -> Result<u64, NodeError> {
+        Ok(self.0)
     }
-    digits
-        .parse()
-        .map_err(|_| fail("ends in a number too large"))
+
+    fn describe(&self) -> String {
+        "--node".to_owned()
+    }
+}
+
+/// A provider's error as the CLI reports it: exit status 2 when the number given is wrong
+/// (out of range, not a number, not set), 1 when the machine lacks what the source needs.
+fn cli_error(flag: &str, err: &NodeError) -> CliError {
+    match err {
+        NodeError::OutOfRange { .. }
+        | NodeError::EnvMissing { .. }
+        | NodeError::EnvInvalid { .. }
+        | NodeError::Rejected { .. } => CliError::input(format_args!("{flag}{err}")),
+        NodeError::NoPrivateIpv4 {
+            shared_allowed: false,
+            ..
+        } => CliError::system(format_args!(
+            "{flag}{err}; --allow-shared accepts 100.64.0.0/10, or use --node N or --node-from env"
+        )),
+        // NoPrivateIpv4, Interfaces, Hostname, NoOrdinal, and any later variant.
+        _ => CliError::system(format_args!(
+            "{flag}{err}; use --node N or --node-from env instead"
+        )),
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use std::net::Ipv4Addr;
 
-    #[test]
-    fn private_addresses_win_over_link_local_and_public_ones_never() {
-        let ip = |s: &str| s.parse::<Ipv4Addr>().unwrap();
-        let public = ip("192.0.2.2");
-        let link = ip("169.254.1.2");
-        assert_eq!(
-            pick_private(&[public, link, ip("10.1.2.3")]),
-            Some(ip("10.1.2.3"))
-        );
-        assert_eq!(
-            pick_private(&[ip("172.20.0.5"), ip("192.168.1.9")]),
-            Some(ip("172.20.0.5"))
-        );
-        assert_eq!(
-            pick_private(&[public, ip("100.100.0.1")]),
-            Some(ip("100.100.0.1"))
-        );
-        assert_eq!(pick_private(&[public, link]), Some(link));
-        assert_eq!(
-            pick_private(&[public, ip("127.0.0.1"), ip("100.128.0.1"), ip("172.32.0.1")]),
-            None
-        );
-        assert_eq!(pick_private(&[]), None);
+    use clap::Parser;
+
+    use super::*;
+    use crate::error::Kind;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        node: NodeArgs,
+    }
+
+    fn args(list: &[&str]) -> Result<NodeArgs, clap::Error> {
+        let argv = std::iter::once("test").chain(list.iter().copied());
+        Cli::try_parse_from(argv).map(|cli| cli.node)
     }
 
     #[test]
-    fn statefulset_ordinals_come_from_the_first_label() {
-        assert_eq!(ordinal("web-3").unwrap(), 3);
-        assert_eq!(ordinal("my-app-db-12").unwrap(), 12);
-        assert_eq!(ordinal("web-7.web.default.svc.cluster.local").unwrap(), 7);
-        for bad in [
-            "vm",
-            "web-",
-            "web-x",
-            "web-3a",
-            "web-99999999999999999999999",
-        ] {
-            assert!(ordinal(bad).is_err(), "{bad}");
+    fn the_node_flag_defaults_to_zero_and_names_itself_when_out_of_range() {
+        assert_eq!(args(&[]).unwrap().resolve(&Layout::TWITTER).unwrap(), 0);
+        let max = args(&["--node", "1023"]).unwrap();
+        assert_eq!(max.resolve(&Layout::TWITTER).unwrap(), 1023);
+        let err = args(&["--node", "1024"])
+            .unwrap()
+            .resolve(&Layout::TWITTER)
+            .unwrap_err();
+        assert_eq!(err.kind(), Kind::Input);
+        assert_eq!(
+            err.message(),
+            "node 1024 from --node is out of range: allowed 0 to 1023 (the layout's 10 node bits)"
+        );
+        // The same number fits Sonyflake's 16 node bits.
+        let wide = args(&["--node", "1024"]).unwrap();
+        assert_eq!(wide.resolve(&Layout::SONYFLAKE).unwrap(), 1024);
+    }
+
+    #[test]
+    fn flag_combinations_are_checked() {
+        assert!(args(&["--node", "1", "--node-from", "env"]).is_err());
+        assert!(args(&["--allow-shared"]).is_err(), "needs --node-from");
+        for from in ["env", "hostname"] {
+            let err = args(&["--node-from", from, "--allow-shared"])
+                .unwrap()
+                .resolve(&Layout::TWITTER)
+                .unwrap_err();
+            assert_eq!(err.kind(), Kind::Input, "{from}");
+            assert!(err.message().contains("only to --node-from ip"), "{from}");
         }
     }
 
     #[test]
-    fn env_values_are_decimal_numbers() {
-        assert_eq!(from_env(Some("42".into())).unwrap(), 42);
-        assert_eq!(from_env(Some(" 7\n".into())).unwrap(), 7);
-        assert!(from_env(None).is_err());
-        assert!(from_env(Some("-1".into())).is_err());
-        assert!(from_env(Some("seven".into())).is_err());
+    fn allow_shared_reaches_the_ip_provider() {
+        let shared = [Ipv4Addr::new(203, 0, 113, 1), Ipv4Addr::new(100, 100, 7, 9)];
+        let on = args(&["--node-from", "ip", "--allow-shared"]).unwrap();
+        let from_shared = on.ip_source().from_addrs(shared).node(&Layout::SONYFLAKE);
+        assert_eq!(from_shared, Ok(7 << 8 | 9));
+        let off = args(&["--node-from", "ip"]).unwrap();
+        let err = off
+            .ip_source()
+            .from_addrs(shared)
+            .node(&Layout::SONYFLAKE)
+            .unwrap_err();
+        let cli = cli_error("--node-from ip: ", &err);
+        assert_eq!(cli.kind(), Kind::System);
+        assert!(cli.message().starts_with("--node-from ip: no private IPv4"));
+        assert!(cli
+            .message()
+            .contains("--allow-shared accepts 100.64.0.0/10"));
+    }
+
+    #[test]
+    fn bad_numbers_exit_2_and_missing_machine_facts_exit_1() {
+        let twitter = Layout::TWITTER;
+        let input = [
+            node::fixed(5_000).node(&twitter).unwrap_err(),
+            node::env("SNOWMINT_CLI_TEST_NEVER_SET")
+                .node(&twitter)
+                .unwrap_err(),
+            NodeError::EnvInvalid {
+                name: NODE_ENV.to_owned(),
+                value: "five".to_owned(),
+                max: 1023,
+            },
+        ];
+        let system = [
+            node::statefulset_ordinal_of("vm")
+                .node(&twitter)
+                .unwrap_err(),
+            node::private_ipv4()
+                .from_addrs([Ipv4Addr::LOCALHOST])
+                .node(&twitter)
+                .unwrap_err(),
+            NodeError::Interfaces {
+                reason: "denied".to_owned(),
+            },
+            NodeError::Hostname {
+                reason: "unset".to_owned(),
+            },
+        ];
+        for (errors, kind) in [(&input[..], Kind::Input), (&system[..], Kind::System)] {
+            for err in errors {
+                let cli = cli_error("--node-from x: ", err);
+                assert_eq!(cli.kind(), kind, "{err}");
+                // The library's message, naming the rule, follows the flag unchanged.
+                assert!(
+                    cli.message().starts_with(&format!("--node-from x: {err}")),
+                    "{}",
+                    cli.message()
+                );
+            }
+        }
     }
 }

@@ -646,7 +646,7 @@ impl Layout {
         )
     }
 
-    const fn expiry_unix_nanos(&self) -> u128 {
+    pub(crate) const fn expiry_unix_nanos(&self) -> u128 {
         (self.max_ticks() as u128 + 1) * self.unit.get() as u128 + self.epoch_nanos as u128
     }
 

@@ -147,6 +147,9 @@ impl<C: Clock> Generator<C> {
     /// ```
     #[inline]
     pub fn try_next_id(&self) -> Result<Id, MintError> {
+        if let Some(state) = self.minter.take_one_same_tick(&*self.state) {
+            return Ok(self.minter.id_of(state, self.node_in_place));
+        }
         let (state, _) = self.minter.try_take(&*self.state, 1)?;
         Ok(self.minter.id_of(state, self.node_in_place))
     }
@@ -170,6 +173,9 @@ impl<C: Clock> Generator<C> {
     /// ```
     #[inline]
     pub fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
+        if let Some(state) = self.minter.take_one_same_tick(&*self.state) {
+            return Ok(self.minter.id_of(state, self.node_in_place));
+        }
         let (state, _) = self.minter.take(&*self.state, 1, timeout)?;
         Ok(self.minter.id_of(state, self.node_in_place))
     }

@@ -39,7 +39,9 @@
 //! publishes every 500 µs); only when that reading would make the generator wait (the tick's
 //! sequence is used up, or the reading is behind the state) is the exact TSC read. So the cheap
 //! reading costs no capacity, only freshness: an ID's time may lag the moment it was minted by
-//! the ticker's period plus its wake-up latency. See [`TscClock`] for the drift correction.
+//! the ticker's period plus its wake-up latency, and every 1,024th ID reads the exact clock so a
+//! starved ticker cannot hold a busy generator's time back for longer than 1,024 IDs. See
+//! [`TscClock`] for the drift correction.
 //!
 //! # Guarantees
 //! - **No duplicates**, from one generator or shard, across threads, clock steps, restarts

@@ -336,3 +336,62 @@ fn clocks_are_read_through_the_trait_objects_too() {
         NOW_MS
     );
 }
+
+/// A clock whose cheap reading is stuck (a starved ticker thread) while its exact one moves.
+struct StuckTicker {
+    stuck_at: u64,
+    exact: ManualClock,
+}
+
+impl Clock for StuckTicker {
+    fn now_unix_nanos(&self) -> u64 {
+        self.exact.now_unix_nanos()
+    }
+
+    fn recent_unix_nanos(&self) -> u64 {
+        self.stuck_at
+    }
+}
+
+#[test]
+fn a_stuck_cheap_reading_is_corrected_within_1024_ids() {
+    let layout = Layout::builder()
+        .node_bits(2)
+        .sequence_bits(20)
+        .build_const();
+    for shared in [true, false] {
+        let exact = frozen();
+        let stuck = StuckTicker {
+            stuck_at: exact.now_unix_nanos(),
+            exact: exact.clone(),
+        };
+        exact.advance(Duration::from_millis(5)); // the ticker is 5 ms late from here on
+        let times: Vec<u64> = if shared {
+            let gen = Generator::with_clock(layout, stuck).build().unwrap();
+            (0..2_048)
+                .map(|_| layout.decode(gen.next_id().unwrap()).unix_millis())
+                .collect()
+        } else {
+            let gen = snowmint::ShardedGenerator::with_clock(layout, stuck)
+                .build()
+                .unwrap();
+            let mut lease = gen.lease().unwrap();
+            (0..2_048)
+                .map(|_| layout.decode(lease.next_id().unwrap()).unix_millis())
+                .collect()
+        };
+        assert_eq!(times[0], NOW_MS, "the first ID takes the cheap reading");
+        let caught_up = times
+            .iter()
+            .position(|&t| t == NOW_MS + 5)
+            .expect("the exact clock is read");
+        assert!(
+            caught_up <= 1_024,
+            "stale for {caught_up} IDs (shared: {shared})"
+        );
+        assert!(
+            times[caught_up..].iter().all(|&t| t == NOW_MS + 5),
+            "never back to the stale time"
+        );
+    }
+}

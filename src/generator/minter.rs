@@ -26,6 +26,9 @@ pub(crate) struct Minter<C> {
     /// Whether every tick's start fits in u64 Unix nanoseconds (expiry before 2554), so the
     /// same-tick shortcut may compute it without overflow.
     same_tick_shortcut: bool,
+    /// States `s` with `s & refresh_mask == 0` read the exact clock (see
+    /// [`REFRESH_EVERY_BITS`]).
+    refresh_mask: u64,
 }
 
 /// Why an attempt did not issue.
@@ -41,6 +44,12 @@ pub(crate) enum Blocked {
 
 /// A run of consecutive states `first..=last` taken by one successful attempt.
 pub(crate) type Run = (u64, u64);
+
+/// Every state whose low bits under this mask are zero takes an exact clock reading, even
+/// when the cheap one would do: the ticker that publishes the cheap reading can be delayed
+/// by a busy CPU, and this bounds how long a busy generator stamps that stale time (to about
+/// 1,024 IDs' worth) at the cost of one exact reading per 1,024 IDs.
+const REFRESH_EVERY_BITS: u8 = 10;
 
 /// A run and the clock tick it was taken at.
 type Taken = (u64, u64, u64);
@@ -62,6 +71,7 @@ impl<C: Clock> Minter<C> {
             },
             max_wait: max_wait.unwrap_or_else(|| layout.unit().max(Duration::from_secs(1))),
             same_tick_shortcut: u64::try_from(layout.expiry_unix_nanos()).is_ok(),
+            refresh_mask: (1_u64 << layout.sequence_bits().min(REFRESH_EVERY_BITS)) - 1,
             layout,
             rollback,
             clock,
@@ -124,12 +134,28 @@ impl<C: Clock> Minter<C> {
         let unit = self.layout.unit_nanos();
         // No overflow: the tick's start is before the expiry, which fits (same_tick_shortcut).
         let start = self.layout.epoch_unix_nanos() + (current >> self.rules.sequence_bits) * unit;
+        let (lower, span) = self.served(start, unit);
         let sequence_full = current & self.layout.max_sequence() == self.layout.max_sequence();
-        if now.wrapping_sub(start) >= unit || sequence_full {
+        let refresh_due = (current + 1) & self.refresh_mask == 0;
+        if now.wrapping_sub(lower) >= span || sequence_full || refresh_due {
             return None;
         }
         cell.replace(current, current + 1).ok()?;
         Some(current + 1)
+    }
+
+    /// The clock readings `lower..lower + span` that may mint in the tick starting at `start`
+    /// without the general path: the tick itself, and under [`Rollback::Continue`] also
+    /// readings behind it back to the epoch (the state is already in this tick, and
+    /// `Continue` keeps minting there, as `step` would; before the epoch is an error).
+    #[inline(always)]
+    fn served(&self, start: u64, unit: u64) -> (u64, u64) {
+        if self.rules.continue_behind {
+            let epoch = self.layout.epoch_unix_nanos();
+            (epoch, start.saturating_add(unit) - epoch)
+        } else {
+            (start, unit)
+        }
     }
 
     /// The fast path of [`take_one_cached`](Self::take_one_cached) alone: the ID's bits if
@@ -139,7 +165,8 @@ impl<C: Clock> Minter<C> {
     #[inline(always)]
     pub(crate) fn take_one_from_cache(&self, cell: &Cell<u64>, cache: &TickCache) -> Option<u64> {
         let now = self.clock.recent_unix_nanos();
-        let (state, id) = cache.next(cell.get(), now, self.layout.sequence_shift())?;
+        let shift = self.layout.sequence_shift();
+        let (state, id) = cache.next(cell.get(), now, shift, self.refresh_mask)?;
         cell.set(state);
         Some(id)
     }
@@ -164,9 +191,10 @@ impl<C: Clock> Minter<C> {
                 .layout
                 .epoch_unix_nanos()
                 .saturating_add(tick.saturating_mul(unit));
+            let (lower, span) = self.served(start, unit);
             let floor = tick << s;
             let id_base = self.layout.id_of_state(floor, node_in_place);
-            cache.fill(start, unit, floor, end << s, id_base);
+            cache.fill(lower, span, floor, end << s, id_base);
         }
         Ok(self.id_of(state, node_in_place))
     }
@@ -214,11 +242,15 @@ impl<C: Clock> Minter<C> {
     /// issued now.
     #[inline(always)]
     fn attempt<S: StateCell>(&self, cell: &S, n: u64) -> Result<Taken, Blocked> {
-        let mut now_nanos = self.clock.recent_unix_nanos();
-        let mut now = self.ticks(now_nanos)?;
-        let mut exact = false;
-        let mut doublings = 0;
         let mut current = cell.get();
+        let mut exact = current.wrapping_add(1) & self.refresh_mask == 0;
+        let mut now_nanos = if exact {
+            self.clock.now_unix_nanos()
+        } else {
+            self.clock.recent_unix_nanos()
+        };
+        let mut now = self.ticks(now_nanos)?;
+        let mut doublings = 0;
         loop {
             match step(current, now, n, &self.rules) {
                 Step::Issue { first, last } => match cell.replace(current, last) {

@@ -11,10 +11,11 @@ use core::cell::Cell;
 /// The current tick's bounds and ID bits; invalid (never matching) until first filled.
 #[derive(Debug)]
 pub(crate) struct TickCache {
-    /// Clock nanoseconds at which the tick starts.
-    start: Cell<u64>,
-    /// The tick's length in nanoseconds; 0 while invalid.
-    unit: Cell<u64>,
+    /// The earliest clock reading (nanoseconds) the cache serves: the tick's start, or 0
+    /// when readings behind the tick may keep minting in it (`Rollback::Continue`).
+    lower: Cell<u64>,
+    /// Readings in `lower..lower + span` are served: up to the tick's end. 0 while invalid.
+    span: Cell<u64>,
     /// `tick << sequence_bits`: the tick's first state.
     floor: Cell<u64>,
     /// `(tick + 1) << sequence_bits`: the first state past the tick.
@@ -26,35 +27,42 @@ pub(crate) struct TickCache {
 impl TickCache {
     pub(crate) fn new() -> TickCache {
         TickCache {
-            start: Cell::new(0),
-            unit: Cell::new(0),
+            lower: Cell::new(0),
+            span: Cell::new(0),
             floor: Cell::new(0),
             limit: Cell::new(0),
             id_base: Cell::new(0),
         }
     }
 
-    /// The state and ID of the next mint, if the clock reading `now` lies in the cached
-    /// tick and the tick has a sequence number left after `state`. `sequence_shift` places
+    /// The state and ID of the next mint, if the clock reading `now` is served by the cached
+    /// tick, the tick has a sequence number left after `state`, and that number is not due
+    /// for an exact clock reading (`refresh_mask`, see `Minter`). `sequence_shift` places
     /// the sequence in the ID.
     #[inline]
-    pub(crate) fn next(&self, state: u64, now: u64, sequence_shift: u8) -> Option<(u64, u64)> {
-        if now.wrapping_sub(self.start.get()) >= self.unit.get() {
+    pub(crate) fn next(
+        &self,
+        state: u64,
+        now: u64,
+        sequence_shift: u8,
+        refresh_mask: u64,
+    ) -> Option<(u64, u64)> {
+        if now.wrapping_sub(self.lower.get()) >= self.span.get() {
             return None;
         }
         let floor = self.floor.get();
         let next = state.checked_add(1)?.max(floor);
-        if next >= self.limit.get() {
+        if next >= self.limit.get() || next & refresh_mask == 0 {
             return None;
         }
         Some((next, self.id_base.get() | (next - floor) << sequence_shift))
     }
 
-    /// Remembers the tick: starts at clock `start`, lasts `unit`, spans states
+    /// Remembers the tick: it serves clock readings in `lower..lower + span`, spans states
     /// `floor..limit`, and its IDs carry `id_base`.
-    pub(crate) fn fill(&self, start: u64, unit: u64, floor: u64, limit: u64, id_base: u64) {
-        self.start.set(start);
-        self.unit.set(unit);
+    pub(crate) fn fill(&self, lower: u64, span: u64, floor: u64, limit: u64, id_base: u64) {
+        self.lower.set(lower);
+        self.span.set(span);
         self.floor.set(floor);
         self.limit.set(limit);
         self.id_base.set(id_base);

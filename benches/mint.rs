@@ -36,6 +36,7 @@ fn not_measured(group: &str, name: &str, why: &str) {
 /// One thread minting from one generator.
 struct Single<'a, 'c> {
     g: &'a mut BenchmarkGroup<'c, WallTime>,
+    group: String,
 }
 
 impl Single<'_, '_> {
@@ -54,7 +55,7 @@ impl Visit for Single<'_, '_> {
     }
 
     fn unsupported(&mut self, name: &str, why: &str) {
-        not_measured("1t", name, why);
+        not_measured(&self.group, name, why);
     }
 }
 
@@ -118,8 +119,15 @@ impl Visit for Own<'_, '_> {
 
 fn one_thread(c: &mut Criterion) {
     for shape in [Shape::Uncapped, Shape::Twitter] {
-        let mut g = group(c, &format!("1t-{}", shape.name()));
-        visit_cases(shape, &mut Single { g: &mut g });
+        let name = format!("1t-{}", shape.name());
+        let mut g = group(c, &name);
+        visit_cases(
+            shape,
+            &mut Single {
+                g: &mut g,
+                group: name,
+            },
+        );
         g.finish();
     }
 }

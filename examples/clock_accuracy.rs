@@ -1,14 +1,17 @@
 //! How far the time in snowmint's IDs is from the wall clock, and how far its clock is.
 //!
 //! Mints continuously for SECONDS (default 600) with the default generator (Twitter layout,
-//! the shared `TscClock`), and reports:
+//! the shared `TscClock`), and reports, as the largest, p50 and p99:
 //! - for every ID: the distance between its tick, the interval `[t, t + unit)`, and
 //!   `SystemTime::now()` read right after minting it (0 when the wall clock is inside the
-//!   tick), as the largest, p50 and p99, split into "ID behind" (stamped earlier than the
-//!   wall clock) and "ID ahead" (stamped later);
-//! - every 1,024 IDs: `TscClock::now_unix_nanos()` against the midpoint of two
-//!   `SystemTime::now()` reads around it (the largest, p50, p99), and how much the cheap
-//!   `recent_unix_nanos()` reading lagged the exact one.
+//!   tick), split into "ID behind" (stamped earlier than the wall clock) and "ID ahead";
+//! - the same distance to the interval `[before, after]` of two `SystemTime` reads around
+//!   the mint: a thread preempted between minting and reading the clock inflates the first
+//!   figure but not this one, which keeps only what the ID's time itself is off by;
+//! - every 1,024 IDs: `TscClock::now_unix_nanos()` against the midpoint of the tightest of
+//!   three `SystemTime` brackets around it (readings whose bracket is wider than 20 µs, a
+//!   preemption, are counted and left out), and how much the cheap `recent_unix_nanos()`
+//!   reading lagged the exact one.
 //!
 //! ```text
 //! cargo run --release --example clock_accuracy -- 600
@@ -24,6 +27,8 @@ const BUCKET_NANOS: u64 = 100;
 const BUCKETS: usize = 500_000;
 /// IDs between two clock comparisons.
 const IDS_PER_CLOCK_SAMPLE: u32 = 1_024;
+/// A TSC-vs-SystemTime comparison whose bracket is wider than this was interrupted.
+const MAX_BRACKET_NANOS: u64 = 20_000;
 
 /// A histogram of nanosecond distances with 100 ns resolution, exact maximum.
 struct Histogram {
@@ -101,16 +106,65 @@ fn system_unix_nanos() -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
+/// Distances of ID ticks from a wall-clock interval.
+struct Distances {
+    /// |distance| of every ID (0 when the tick and the interval overlap).
+    all: Histogram,
+    /// Only IDs whose tick ended before the interval began.
+    behind: Histogram,
+    /// Only IDs whose tick began after the interval ended.
+    ahead: Histogram,
+}
+
+impl Distances {
+    fn new() -> Distances {
+        Distances {
+            all: Histogram::new(),
+            behind: Histogram::new(),
+            ahead: Histogram::new(),
+        }
+    }
+
+    /// Records the distance between the tick `[tick_start, tick_end)` and the wall-clock
+    /// interval `[from, to]`.
+    fn record(&mut self, tick_start: u64, tick_end: u64, from: u64, to: u64) {
+        let d = if tick_end <= from {
+            let d = from - tick_end + 1;
+            self.behind.record(d);
+            d
+        } else if tick_start > to {
+            let d = tick_start - to;
+            self.ahead.record(d);
+            d
+        } else {
+            0
+        };
+        self.all.record(d);
+    }
+
+    fn print(&self, what: &str) {
+        println!("{}", self.all.line(what));
+        println!(
+            "{}",
+            self.behind.line("  of which ID behind the wall clock")
+        );
+        println!(
+            "{}",
+            self.ahead.line("  of which ID ahead of the wall clock")
+        );
+    }
+}
+
 struct Report {
-    /// |distance| of every ID's tick from the wall clock (0 inside the tick).
-    id_distance: Histogram,
-    /// The same, only IDs stamped before the wall clock's tick.
-    id_behind: Histogram,
-    /// The same, only IDs stamped after it.
-    id_ahead: Histogram,
+    /// ID ticks against `SystemTime::now()` read right after minting.
+    after_mint: Distances,
+    /// ID ticks against `[SystemTime before minting, SystemTime after]`.
+    bracketed: Distances,
+    /// TSC readings whose bracket was too wide to compare.
+    tsc_discarded: u64,
     /// |TscClock::now_unix_nanos() - SystemTime|.
     tsc_vs_system: Histogram,
-    /// Width of the two SystemTime reads bracketing each TSC read (the comparison's error).
+    /// Width of the tightest SystemTime bracket around each TSC read (the comparison's error).
     bracket: Histogram,
     /// now_unix_nanos() - recent_unix_nanos().
     recent_lag: Histogram,
@@ -122,18 +176,10 @@ struct Report {
 impl Report {
     fn print(&self, elapsed: Duration) {
         println!("after {:.0} s:", elapsed.as_secs_f64());
-        println!(
-            "{}",
-            self.id_distance.line("ID tick vs SystemTime after minting")
-        );
-        println!(
-            "{}",
-            self.id_behind.line("  of which ID behind the wall clock")
-        );
-        println!(
-            "{}",
-            self.id_ahead.line("  of which ID ahead of the wall clock")
-        );
+        self.after_mint
+            .print("ID tick vs SystemTime read after minting");
+        self.bracketed
+            .print("ID tick vs SystemTime before..after minting");
         println!(
             "{}",
             self.tsc_vs_system
@@ -177,9 +223,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let mut r = Report {
-        id_distance: Histogram::new(),
-        id_behind: Histogram::new(),
-        id_ahead: Histogram::new(),
+        after_mint: Distances::new(),
+        bracketed: Distances::new(),
+        tsc_discarded: 0,
         tsc_vs_system: Histogram::new(),
         bracket: Histogram::new(),
         recent_lag: Histogram::new(),
@@ -191,37 +237,40 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut next_report = start + Duration::from_secs(60);
     while Instant::now() < end {
         for _ in 0..IDS_PER_CLOCK_SAMPLE {
+            let before = system_unix_nanos();
             let id: Id = gen.next_id()?;
-            let wall = system_unix_nanos();
+            let after = system_unix_nanos();
             let tick_start = u64::try_from(layout.decode(id).unix_nanos())?;
             let tick_end = tick_start + unit;
-            let distance = if wall < tick_start {
-                r.id_ahead.record(tick_start - wall);
-                tick_start - wall
-            } else if wall >= tick_end {
-                // The wall clock has left the ID's tick: the ID is older by this much.
-                r.id_behind.record(wall - tick_end + 1);
-                wall - tick_end + 1
-            } else {
-                0
-            };
-            r.id_distance.record(distance);
+            r.after_mint.record(tick_start, tick_end, after, after);
+            r.bracketed.record(tick_start, tick_end, before, after);
         }
-        let before = system_unix_nanos();
-        let tsc = clock.now_unix_nanos();
-        let after = system_unix_nanos();
+        // The tightest of three brackets around an exact TSC reading.
+        let (mut width, mut tsc, mut mid) = (u64::MAX, 0, 0);
+        for _ in 0..3 {
+            let before = system_unix_nanos();
+            let t = clock.now_unix_nanos();
+            let after = system_unix_nanos();
+            if after.saturating_sub(before) < width {
+                width = after.saturating_sub(before);
+                (tsc, mid) = (t, before + width / 2);
+            }
+        }
+        r.bracket.record(width);
+        if width <= MAX_BRACKET_NANOS {
+            if tsc >= mid {
+                r.tsc_ahead_max = r.tsc_ahead_max.max(tsc - mid);
+            } else {
+                r.tsc_behind_max = r.tsc_behind_max.max(mid - tsc);
+            }
+            r.tsc_vs_system.record(tsc.abs_diff(mid));
+        } else {
+            r.tsc_discarded += 1;
+        }
         let recent = clock.recent_unix_nanos();
         let now = clock.now_unix_nanos();
-        let mid = before + (after.saturating_sub(before)) / 2;
-        if tsc >= mid {
-            r.tsc_ahead_max = r.tsc_ahead_max.max(tsc - mid);
-        } else {
-            r.tsc_behind_max = r.tsc_behind_max.max(mid - tsc);
-        }
-        r.tsc_vs_system.record(tsc.abs_diff(mid));
-        r.bracket.record(after.saturating_sub(before));
         r.recent_lag.record(now.saturating_sub(recent));
-        if Instant::now() >= next_report {
+        if Instant::now() >= next_report && next_report < end {
             r.print(start.elapsed());
             next_report += Duration::from_secs(60);
         }

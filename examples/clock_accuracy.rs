@@ -75,8 +75,9 @@ impl Histogram {
     }
 
     fn line(&self, what: &str) -> String {
+        // Quantiles are known to a bucket: print its upper edge as a bound.
         let q = |q| match self.quantile(q) {
-            Some(n) => fmt_nanos(n),
+            Some(n) => format!("≤ {}", fmt_nanos(n)),
             None => "> 50 ms".to_owned(),
         };
         format!(
@@ -175,7 +176,14 @@ struct Report {
 
 impl Report {
     fn print(&self, elapsed: Duration) {
-        println!("after {:.0} s:", elapsed.as_secs_f64());
+        let ids = self.after_mint.all.total;
+        let rate = ids as f64 / elapsed.as_secs_f64();
+        println!(
+            "after {:.0} s: {ids} IDs, {:.2} M/s ({:.1}% of the layout's cap; each ID also pays two SystemTime reads)",
+            elapsed.as_secs_f64(),
+            rate / 1e6,
+            rate / Layout::TWITTER.capacity_per_second() * 100.0
+        );
         self.after_mint
             .print("ID tick vs SystemTime read after minting");
         self.bracketed
@@ -194,6 +202,12 @@ impl Report {
         println!(
             "{}",
             self.bracket.line("  bracket width (comparison error)")
+        );
+        println!(
+            "{:<44} {} (bracket over {})",
+            "  readings left out (preempted)",
+            self.tsc_discarded,
+            fmt_nanos(MAX_BRACKET_NANOS)
         );
         println!(
             "{}",

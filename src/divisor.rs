@@ -10,7 +10,7 @@
 pub(crate) struct Divisor {
     divisor: u64,
     /// `floor((2^64 - 1) / divisor)`: the quotient estimate `mulhi(n, reciprocal)` is at most
-    /// 2 below the true quotient (see `div`).
+    /// 1 below the true quotient (see `div`).
     reciprocal: u64,
 }
 
@@ -27,18 +27,14 @@ impl Divisor {
     /// `n / divisor`, exactly.
     #[inline]
     pub(crate) const fn div(self, n: u64) -> u64 {
-        // r = floor((2^64-1)/d) > 2^64/d - 2, so n*r/2^64 > n/d - 2n/2^64 > n/d - 2:
-        // the estimate undershoots by at most 2 and never overshoots (r <= 2^64/d).
-        let mut q = ((n as u128 * self.reciprocal as u128) >> 64) as u64;
-        let mut r = n - q * self.divisor;
-        if r >= self.divisor {
-            q += 1;
-            r -= self.divisor;
-            if r >= self.divisor {
-                q += 1;
-            }
+        // r = floor((2^64-1)/d) > 2^64/d - 1, so n*r/2^64 > n/d - n/2^64 > n/d - 1: the
+        // estimate is the quotient or one below it (it never overshoots, as r <= 2^64/d).
+        let q = ((n as u128 * self.reciprocal as u128) >> 64) as u64;
+        if n - q * self.divisor >= self.divisor {
+            q + 1
+        } else {
+            q
         }
-        q
     }
 
     /// The divisor itself.
@@ -71,7 +67,7 @@ mod tests {
         let mut x = 0x9E37_79B9_7F4A_7C15_u64;
         for &d in &divisors {
             let div = Divisor::new(d);
-            let mut check = |n: u64| assert_eq!(div.div(n), n / d, "{n} / {d}");
+            let check = |n: u64| assert_eq!(div.div(n), n / d, "{n} / {d}");
             for n in [
                 0,
                 1,

@@ -373,7 +373,7 @@ impl Layout {
         .epoch_unix_millis(1_420_070_400_000)
         .build_const();
 
-    /// Instagram: 41 time bits of 1 ms from 2011-08-12T21:07:01.721Z, 13 shard bits, 10
+    /// Instagram: 41 time bits of 1 ms from 2011-08-24T21:07:01.721Z, 13 shard bits, 10
     /// sequence bits; 64 bits; expires 2081-04-30.
     ///
     /// ```
@@ -796,6 +796,22 @@ impl Layout {
         shl(ticks, self.time_shift)
             | shl(node, self.node_shift)
             | shl(sequence, self.sequence_shift)
+    }
+
+    /// The ID of a generator state `ticks << sequence_bits | sequence` with the node bits
+    /// already in place. Every shift is below 64: the time field has at least one bit, so
+    /// `time_shift = node_bits + sequence_bits <= 63`.
+    #[inline]
+    pub(crate) const fn id_of_state(&self, state: u64, node_in_place: u64) -> u64 {
+        let sequence = state & self.max_sequence();
+        let ticks = state >> self.sequence_bits;
+        ticks << self.time_shift | sequence << self.sequence_shift | node_in_place
+    }
+
+    /// Where the sequence field starts in an ID.
+    #[inline]
+    pub(crate) const fn sequence_shift(&self) -> u8 {
+        self.sequence_shift
     }
 
     /// The node field already in place, to OR into packed IDs.

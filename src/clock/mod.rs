@@ -38,41 +38,24 @@ pub trait Clock: Send + Sync {
     }
 }
 
-impl<C: Clock + ?Sized> Clock for &C {
-    #[inline]
-    fn now_unix_nanos(&self) -> u64 {
-        (**self).now_unix_nanos()
-    }
+/// Clocks behind references and smart pointers are clocks.
+macro_rules! forward_clock {
+    ($($ptr:ty),*) => {$(
+        impl<C: Clock + ?Sized> Clock for $ptr {
+            #[inline]
+            fn now_unix_nanos(&self) -> u64 {
+                (**self).now_unix_nanos()
+            }
 
-    #[inline]
-    fn recent_unix_nanos(&self) -> u64 {
-        (**self).recent_unix_nanos()
-    }
+            #[inline]
+            fn recent_unix_nanos(&self) -> u64 {
+                (**self).recent_unix_nanos()
+            }
+        }
+    )*};
 }
 
-impl<C: Clock + ?Sized> Clock for Arc<C> {
-    #[inline]
-    fn now_unix_nanos(&self) -> u64 {
-        (**self).now_unix_nanos()
-    }
-
-    #[inline]
-    fn recent_unix_nanos(&self) -> u64 {
-        (**self).recent_unix_nanos()
-    }
-}
-
-impl<C: Clock + ?Sized> Clock for Box<C> {
-    #[inline]
-    fn now_unix_nanos(&self) -> u64 {
-        (**self).now_unix_nanos()
-    }
-
-    #[inline]
-    fn recent_unix_nanos(&self) -> u64 {
-        (**self).recent_unix_nanos()
-    }
-}
+forward_clock!(&C, Arc<C>, Box<C>);
 
 /// `SystemTime::now()` in Unix nanoseconds; 0 before 1970, saturating after 2554.
 pub(crate) fn system_unix_nanos() -> u64 {

@@ -1,0 +1,223 @@
+//! `--layout`: a preset name or a custom spec such as
+//! `time=41,node=10,seq=12,unit=1ms,epoch=2010-11-04T01:42:54.657Z,order=tns,bits=63`.
+
+use std::fmt;
+use std::time::{Duration, UNIX_EPOCH};
+
+use snowmint::{Layout, Order};
+
+use crate::time::{self, Precision};
+
+/// The `--layout` help text.
+pub const HELP: &str = "\
+A preset (twitter, sonyflake, discord, instagram, js53; see `snowmint layouts`) or a custom \
+spec: comma-separated key=value pairs out of time=BITS, node=BITS, seq=BITS, \
+unit=DURATION (1ms, 10ms, 100us...), epoch=RFC3339-or-Unix-ms, order=tns|tsn \
+(time|node|sequence or time|sequence|node), bits=WIDTH (53, 63 or 64...) and base=PRESET. \
+Keys left out keep the base preset's values (Twitter's unless base= says otherwise), e.g. \
+'base=sonyflake,epoch=2024-01-01T00:00:00Z'";
+
+const KEYS: &str = "time, node, seq, unit, epoch, order, bits, base";
+
+/// A layout and the name to show for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NamedLayout {
+    /// The preset's name, or `custom`.
+    pub name: &'static str,
+    pub layout: Layout,
+}
+
+impl fmt::Display for NamedLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// The value parser of `--layout`.
+pub fn parse(text: &str) -> Result<NamedLayout, String> {
+    if let Some(&(name, layout)) = Layout::PRESETS.iter().find(|(name, _)| *name == text) {
+        return Ok(NamedLayout { name, layout });
+    }
+    if !text.contains('=') {
+        return Err(format!(
+            "unknown layout '{text}': allowed a preset ({}) or a key=value spec with keys {KEYS}",
+            preset_names()
+        ));
+    }
+    parse_spec(text).map(
+        |layout| match Layout::PRESETS.iter().find(|(_, l)| *l == layout) {
+            // A spec that spells out a preset is that preset.
+            Some(&(name, layout)) => NamedLayout { name, layout },
+            None => NamedLayout {
+                name: "custom",
+                layout,
+            },
+        },
+    )
+}
+
+fn preset_names() -> String {
+    Layout::PRESETS
+        .iter()
+        .map(|(name, _)| *name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Parses a key=value spec and validates it with `LayoutBuilder::build`, so that a layout
+/// the library rejects is rejected here with the library's message.
+fn parse_spec(text: &str) -> Result<Layout, String> {
+    let mut pairs = Vec::new();
+    for pair in text.split(',') {
+        let (key, value) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("'{pair}' in layout spec is not key=value (keys: {KEYS})"))?;
+        let (key, value) = (key.trim(), value.trim());
+        if pairs.iter().any(|&(k, _)| k == key) {
+            return Err(format!("layout key '{key}' is given twice"));
+        }
+        pairs.push((key, value));
+    }
+    let base = match pairs.iter().find(|&&(k, _)| k == "base") {
+        None => Layout::TWITTER,
+        Some(&(_, name)) => Layout::preset(name).ok_or_else(|| {
+            format!(
+                "layout key base: unknown preset '{name}': allowed {}",
+                preset_names()
+            )
+        })?,
+    };
+    let mut builder = base.to_builder();
+    for (key, value) in pairs {
+        builder = match key {
+            "base" => builder,
+            "time" => builder.time_bits(bits(key, value, 1, 64)?),
+            "node" => builder.node_bits(bits(key, value, 0, 63)?),
+            "seq" | "sequence" => builder.sequence_bits(bits(key, value, 0, 63)?),
+            "bits" => builder.max_bits(bits(key, value, 1, 64)?),
+            "order" => builder.order(match value {
+                "tns" => Order::TimeNodeSequence,
+                "tsn" => Order::TimeSequenceNode,
+                _ => return Err(format!("layout key order: '{value}' is not an order: allowed tns or tsn")),
+            }),
+            "unit" => builder.unit(humantime::parse_duration(value).map_err(|e| {
+                format!("layout key unit: '{value}' is not a duration ({e}): expected e.g. 1ms, 10ms, 100us, 1s")
+            })?),
+            "epoch" => builder.epoch(
+                time::parse(value).map_err(|e| format!("layout key epoch: {e}"))?,
+            ),
+            _ => return Err(format!("unknown layout key '{key}': allowed keys {KEYS}")),
+        };
+    }
+    builder.build().map_err(|e| e.to_string())
+}
+
+fn bits(key: &str, value: &str, min: u8, max: u8) -> Result<u8, String> {
+    value
+        .parse::<u8>()
+        .ok()
+        .filter(|b| (min..=max).contains(b))
+        .ok_or_else(|| {
+            format!("layout key {key}: '{value}' is out of range: allowed {min} to {max} bits")
+        })
+}
+
+/// The spec that rebuilds `layout`, every key spelled out.
+pub fn spec(layout: &Layout) -> String {
+    let epoch_nanos = layout.epoch_unix_nanos();
+    let epoch = time::display(
+        UNIX_EPOCH + Duration::from_nanos(epoch_nanos),
+        Precision::for_nanos(epoch_nanos),
+    );
+    format!(
+        "time={},node={},seq={},unit={},epoch={},order={},bits={}",
+        layout.time_bits(),
+        layout.node_bits(),
+        layout.sequence_bits(),
+        humantime::format_duration(layout.unit()),
+        epoch,
+        order_name(layout.order()),
+        layout.max_bits(),
+    )
+}
+
+/// `tns` or `tsn`, as the spec writes it.
+pub fn order_name(order: Order) -> &'static str {
+    match order {
+        Order::TimeNodeSequence => "tns",
+        Order::TimeSequenceNode => "tsn",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_parses_by_name_and_by_its_spec() {
+        for (name, layout) in Layout::PRESETS {
+            assert_eq!(parse(name).unwrap(), NamedLayout { name, layout });
+            assert_eq!(
+                parse(&spec(&layout)).unwrap(),
+                NamedLayout { name, layout },
+                "{}",
+                spec(&layout)
+            );
+        }
+    }
+
+    #[test]
+    fn omitted_keys_come_from_twitter_or_the_base() {
+        let l = parse("node=8,seq=14").unwrap();
+        assert_eq!(l.name, "custom");
+        assert_eq!(
+            l.layout,
+            Layout::TWITTER
+                .to_builder()
+                .node_bits(8)
+                .sequence_bits(14)
+                .build()
+                .unwrap()
+        );
+        let l = parse("base=sonyflake,epoch=2024-01-01T00:00:00Z")
+            .unwrap()
+            .layout;
+        assert_eq!(l.sequence_bits(), Layout::SONYFLAKE.sequence_bits());
+        assert_eq!(l.unit(), Layout::SONYFLAKE.unit());
+        assert_eq!(l.epoch_unix_millis(), 1_704_067_200_000);
+        let l = parse("unit=100us,epoch=1700000000000,order=tsn,bits=64,time=42")
+            .unwrap()
+            .layout;
+        assert_eq!(l.unit(), Duration::from_micros(100));
+        assert_eq!(
+            (l.order(), l.max_bits(), l.time_bits()),
+            (Order::TimeSequenceNode, 64, 42)
+        );
+    }
+
+    #[test]
+    fn bad_specs_say_what_was_wrong() {
+        let cases = [
+            ("tweeter", "unknown layout 'tweeter'"),
+            ("time=41,node=10,seq=13", "at most 63"),
+            ("time=0", "allowed 1 to 64"),
+            ("node=64", "allowed 0 to 63"),
+            ("node=-1", "allowed 0 to 63"),
+            ("colour=red", "unknown layout key 'colour'"),
+            ("node", "unknown layout"),
+            ("node=3,node", "not key=value"),
+            ("node=3,node=4", "given twice"),
+            ("order=nts", "allowed tns or tsn"),
+            ("unit=fast", "not a duration"),
+            ("unit=0s", "at least 1 ns"),
+            ("epoch=3000-01-01T00:00:00Z", "in the future"),
+            ("epoch=yesterday", "not a valid time"),
+            ("base=snowflake", "unknown preset 'snowflake'"),
+            ("time=60,node=0,seq=0,unit=1000000000s", "expiry"),
+        ];
+        for (spec, expected) in cases {
+            let err = parse(spec).unwrap_err();
+            assert!(err.contains(expected), "{spec}: {err}");
+        }
+    }
+}

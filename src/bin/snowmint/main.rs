@@ -1,0 +1,60 @@
+//! `snowmint`: mint, decode and compose time-ordered 64-bit IDs from the command line.
+//!
+//! Built with the `cli` feature, which is on by default so that `cargo install snowmint`
+//! installs this tool. Cargo has no binary-only dependencies, so library users who do not
+//! want clap, humantime, if-addrs and gethostname depend with `default-features = false`.
+//!
+//! Each subcommand is a module with its `Args` and a `run`; `main` only parses, runs and
+//! turns an error into a message and an exit status (see [`error::CliError`]).
+#![forbid(unsafe_code)]
+
+mod compose;
+mod decode;
+mod error;
+mod format;
+mod gen;
+mod json;
+mod layout_arg;
+mod layouts;
+mod node_arg;
+mod time;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+const AFTER_HELP: &str = "\
+Exit status: 0 on success (also when the reader of the output went away, as with `| head`);
+1 when the system failed (I/O, the clock, finding a node number from the machine);
+2 for bad input (arguments, IDs, layouts, times, values out of range).";
+
+/// Mint, decode and compose time-ordered 64-bit IDs (Twitter Snowflake, Sonyflake and
+/// relatives).
+#[derive(Debug, Parser)]
+#[command(name = "snowmint", version, after_help = AFTER_HELP)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Gen(gen::Args),
+    Decode(decode::Args),
+    Compose(compose::Args),
+    Layouts(layouts::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Gen(args) => gen::run(args),
+        Command::Decode(args) => decode::run(args),
+        Command::Compose(args) => compose::run(args),
+        Command::Layouts(args) => layouts::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => err.report(),
+    }
+}

@@ -4,8 +4,8 @@
 //! Groups (`Throughput::Elements`: one element is one ID):
 //! - `1t-uncapped`, `1t-twitter`: one thread, one generator;
 //! - `2t-shared-uncapped`, `2t-shared-twitter`: two threads minting from ONE generator;
-//! - `2t-own-uncapped-2node`, `2t-own-twitter`: two threads, each with its own generator
-//!   (nodes 0 and 1).
+//! - `2t-own-uncapped-4node`, `2t-own-twitter`: two threads, each with its own generator
+//!   (nodes 0 and 1), or both sharing one `ShardedGenerator` that gives each a shard.
 //!
 //! Multi-thread cases use `iter_custom`: the threads start together at a barrier, each mints
 //! half the IDs, and the time is the slowest thread's. Before its timed samples every
@@ -20,6 +20,7 @@ use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 
 use common::{assert_unique, mint_each, mint_shared, visit_cases, Mint, Shape, Visit, VERIFY_IDS};
+use snowmint::Layout;
 
 const THREADS: usize = 2;
 
@@ -31,6 +32,27 @@ fn group<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTime> {
 
 fn not_measured(group: &str, name: &str, why: &str) {
     eprintln!("{group}/{name}: not measured: {why}");
+}
+
+fn note(group: &str, name: &str, note: Option<&str>) {
+    if let Some(note) = note {
+        eprintln!("{group}/{name}: note: {note}");
+    }
+}
+
+/// Two threads minting from one generator they share, the IDs checked before timing.
+fn bench_shared<M: Mint + Sync>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    group: &str,
+    name: &str,
+    gen: M,
+) {
+    let check = mint_shared(&gen, THREADS, VERIFY_IDS, true);
+    assert_unique(&check, VERIFY_IDS, &format!("{group}/{name}"));
+    drop(check);
+    g.bench_function(name, |b| {
+        b.iter_custom(|iters| mint_shared(&gen, THREADS, iters, false).elapsed)
+    });
 }
 
 /// One thread minting from one generator.
@@ -54,6 +76,17 @@ impl Visit for Single<'_, '_> {
         self.bench(name, make(0));
     }
 
+    fn sharded<M: Mint + Send + Sync, F: Fn() -> M>(
+        &mut self,
+        name: &str,
+        _layout: Layout,
+        n: Option<&str>,
+        make: F,
+    ) {
+        note(&self.group, name, n);
+        self.bench(name, make());
+    }
+
     fn unsupported(&mut self, name: &str, why: &str) {
         not_measured(&self.group, name, why);
     }
@@ -67,17 +100,23 @@ struct Shared<'a, 'c> {
 
 impl Visit for Shared<'_, '_> {
     fn shared<M: Mint + Send + Sync, F: Fn(u64) -> M>(&mut self, name: &str, make: F) {
-        let gen = make(0);
-        let check = mint_shared(&gen, THREADS, VERIFY_IDS, true);
-        assert_unique(&check, VERIFY_IDS, &format!("{}/{name}", self.group));
-        drop(check);
-        self.g.bench_function(name, |b| {
-            b.iter_custom(|iters| mint_shared(&gen, THREADS, iters, false).elapsed)
-        });
+        bench_shared(self.g, &self.group, name, make(0));
     }
 
     fn local<M: Mint + Send, F: Fn(u64) -> M>(&mut self, name: &str, _make: F) {
         not_measured(&self.group, name, "not Sync: one thread at a time only");
+    }
+
+    /// Shared like the others; it gives each thread a shard (a node) of its own.
+    fn sharded<M: Mint + Send + Sync, F: Fn() -> M>(
+        &mut self,
+        name: &str,
+        _layout: Layout,
+        n: Option<&str>,
+        make: F,
+    ) {
+        note(&self.group, name, n);
+        bench_shared(self.g, &self.group, name, make());
     }
 
     fn unsupported(&mut self, name: &str, why: &str) {
@@ -110,6 +149,19 @@ impl Visit for Own<'_, '_> {
 
     fn local<M: Mint + Send, F: Fn(u64) -> M>(&mut self, name: &str, make: F) {
         self.bench(name, make);
+    }
+
+    /// The other way to give each thread a node of its own: both threads share ONE sharded
+    /// generator and each mints on a shard of its own.
+    fn sharded<M: Mint + Send + Sync, F: Fn() -> M>(
+        &mut self,
+        name: &str,
+        _layout: Layout,
+        n: Option<&str>,
+        make: F,
+    ) {
+        note(&self.group, name, n);
+        bench_shared(self.g, &self.group, name, make());
     }
 
     fn unsupported(&mut self, name: &str, why: &str) {
@@ -148,19 +200,19 @@ fn two_threads_shared(c: &mut Criterion) {
 }
 
 fn two_threads_own(c: &mut Criterion) {
-    // Uncapped has no node bits, so two generators need the 1-node-bit variant.
-    for shape in [Shape::Uncapped2Node, Shape::Twitter] {
+    // Uncapped has no node bits, so two generators need the 2-node-bit variant.
+    for shape in [Shape::Uncapped4Node, Shape::Twitter] {
         let name = format!("2t-own-{}", shape.name());
         let mut g = group(c, &name);
-        let mut own = Own {
-            g: &mut g,
-            group: name,
-        };
-        visit_cases(shape, &mut own);
-        // SHARDED: the sharded generator (one handle per thread over per-thread padded
-        // shards, from a later issue) belongs here, as `own.bench("snowmint-sharded", ..)`
-        // or as its own `iter_custom` case, so that it is compared with two generators of
-        // two nodes in the same group.
+        // `snowmint-sharded` (visited with the others) is ONE generator both threads share,
+        // each minting on a shard of its own: the alternative to one generator per thread.
+        visit_cases(
+            shape,
+            &mut Own {
+                g: &mut g,
+                group: name,
+            },
+        );
         g.finish();
     }
 }

@@ -24,12 +24,13 @@ GROUPS = [
     ("1t-twitter", "one thread, Twitter layout (41/10/12)", 1),
     ("2t-shared-uncapped", "two threads, one shared generator, uncapped", 0),
     ("2t-shared-twitter", "two threads, one shared generator, Twitter", 1),
-    ("2t-own-uncapped-2node", "two threads, own generator each (nodes 0, 1), 41/1/21", 0),
+    ("2t-own-uncapped-4node", "two threads, own generator each (nodes 0, 1), 41/2/20", 0),
     ("2t-own-twitter", "two threads, own generator each (nodes 0, 1), Twitter", 2),
 ]
 CASES = [
     "snowmint-ticker",
     "snowmint-exact",
+    "snowmint-sharded",
     "std-mutex-tsc",
     "std-mutex-instant",
     "parking_lot-tsc",
@@ -44,6 +45,8 @@ CASES = [
 PEERS = {"ferroid-atomic", "ferroid-lock", "ferroid-basic", "snowflake_me", "snowdon", "snowflaked"}
 BASELINE = "std-mutex-tsc"
 TWITTER_CAP_PER_NODE = 4_096_000
+# A sharded generator gives each thread a node of its own: its cap grows with the threads.
+SHARDED = "snowmint-sharded"
 
 
 def criterion_dir(arg):
@@ -64,13 +67,14 @@ def load(root, group, case):
     return med["point_estimate"], ci["lower_bound"], ci["upper_bound"]
 
 
-def not_measured(log):
+def from_log(log, kind):
+    """`group/case: <kind>: text` lines the bench printed, by (group, case)."""
     out = {}
     if not log:
         return out
     with open(log, errors="replace") as f:
         for line in f:
-            m = re.match(r"^(\S+)/(\S+): not measured: (.*)$", line.strip())
+            m = re.match(r"^(\S+)/(\S+): " + kind + r": (.*)$", line.strip())
             if m:
                 out[(m.group(1), m.group(2))] = m.group(3)
     return out
@@ -86,7 +90,8 @@ def main():
     ap.add_argument("--criterion")
     args = ap.parse_args()
     root = criterion_dir(args.criterion)
-    skipped = not_measured(args.log)
+    skipped = from_log(args.log, "not measured")
+    notes = from_log(args.log, "note")
     found = False
     for group, title, nodes in GROUPS:
         rows = {c: load(root, group, c) for c in CASES}
@@ -111,11 +116,13 @@ def main():
                 print(line + (" |" if nodes else ""))
                 continue
             ns, lo, hi = r
-            line = f"| {c} | {fmt_ns(ns)} | {fmt_ns(lo)} – {fmt_ns(hi)} | {1e3 / ns:.1f} |"
+            name = c + (f" ({notes[(group, c)]})" if (group, c) in notes else "")
+            line = f"| {name} | {fmt_ns(ns)} | {fmt_ns(lo)} – {fmt_ns(hi)} | {1e3 / ns:.1f} |"
             line += f" {base[0] / ns:.2f}× |" if base else " |"
             line += f" {best_peer[0] / ns:.2f}× |" if best_peer else " |"
             if nodes:
-                cap = TWITTER_CAP_PER_NODE * nodes
+                threads = 2 if group.startswith("2t-") else 1
+                cap = TWITTER_CAP_PER_NODE * (threads if c == SHARDED else nodes)
                 line += f" {1e9 / ns / cap * 100:.2f}% |"
             print(line)
         print()

@@ -6,7 +6,9 @@ mod common;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use common::{assert_unique, mint_each, mint_shared, visit_cases, Mint, Run, Shape, Visit};
+use common::{
+    assert_unique, mint_each, mint_shared, sharded_layout, visit_cases, Mint, Run, Shape, Visit,
+};
 use snowmint::{Id, Layout};
 
 /// IDs per case: 200,000 take 50 ms at Twitter's cap of 4,096 per ms.
@@ -23,26 +25,67 @@ fn unix_millis() -> u64 {
 }
 
 /// Checks what the bench relies on: as many IDs as asked, none twice, each thread's in
-/// increasing order, and every ID decoding (in the shape's layout) to the expected node and
-/// to a time within the run.
-fn check(case: &str, run: &Run, layout: Layout, nodes: &[u64], from_ms: u64, to_ms: u64) {
+/// increasing order, and every ID decoding (in `layout`) to a time within the run. Returns
+/// the nodes each thread's IDs carry.
+fn check(case: &str, run: &Run, layout: Layout, from_ms: u64, to_ms: u64) -> Vec<Vec<u64>> {
     assert_unique(run, TOTAL, case);
-    assert_eq!(run.ids.len(), nodes.len(), "{case}: one list per thread");
-    for (thread, (ids, &node)) in run.ids.iter().zip(nodes).enumerate() {
+    let mut nodes = Vec::new();
+    for (thread, ids) in run.ids.iter().enumerate() {
         assert!(!ids.is_empty(), "{case}: thread {thread} minted nothing");
         if let Some(w) = ids.windows(2).find(|w| w[0] >= w[1]) {
             panic!("{case}: thread {thread} minted {} after {}", w[1], w[0]);
         }
+        let mut seen = Vec::new();
         for &id in ids {
             let d = layout.decode(Id::from_u64(id));
-            assert_eq!(d.node(), node, "{case}: ID {id:#x} has the wrong node");
             let ms = d.unix_millis();
             assert!(
                 ms + SLACK_MS >= from_ms && ms <= to_ms + SLACK_MS,
                 "{case}: ID {id:#x} is stamped {ms}, outside the run [{from_ms}, {to_ms}]"
             );
+            if !seen.contains(&d.node()) {
+                seen.push(d.node());
+            }
         }
+        nodes.push(seen);
     }
+    nodes
+}
+
+/// Each thread's IDs carry exactly the node given for it.
+fn assert_nodes(case: &str, nodes: &[Vec<u64>], expected: &[u64]) {
+    let want: Vec<Vec<u64>> = expected.iter().map(|&n| vec![n]).collect();
+    assert_eq!(nodes, want, "{case}: nodes per thread");
+}
+
+/// Each thread of a sharded generator mints on one exclusive shard of its own (there are
+/// more free shards than threads), all under host 0.
+fn assert_own_shards(case: &str, nodes: &[Vec<u64>], layout: Layout, shard_bits: u8) {
+    let mut all = Vec::new();
+    for (thread, n) in nodes.iter().enumerate() {
+        assert_eq!(n.len(), 1, "{case}: thread {thread} minted on nodes {n:?}");
+        assert_eq!(n[0] >> shard_bits, 0, "{case}: node {} is not host 0", n[0]);
+        assert!(
+            n[0] < layout.max_node(),
+            "{case}: thread {thread} minted on the overflow shard"
+        );
+        all.push(n[0]);
+    }
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(
+        all.len(),
+        nodes.len(),
+        "{case}: threads shared a shard: {nodes:?}"
+    );
+}
+
+/// Two threads minting from one generator they share.
+fn run_shared<M: Mint + Sync>(case: &str, gen: &M, layout: Layout) -> Vec<Vec<u64>> {
+    let from = unix_millis();
+    let run = mint_shared(gen, 2, TOTAL, true);
+    let to = unix_millis();
+    check(case, &run, layout, from, to)
 }
 
 /// One thread, one generator.
@@ -52,23 +95,40 @@ struct Single {
 }
 
 impl Single {
-    fn run<M: Mint + Send>(&mut self, name: &str, gen: M) {
+    fn run<M: Mint + Send>(&mut self, name: &str, gen: M, layout: Layout) -> Vec<Vec<u64>> {
         let from = unix_millis();
         let run = mint_each(&mut [gen], TOTAL, true);
         let to = unix_millis();
-        let case = format!("1t-{}/{name}", self.shape.name());
-        check(&case, &run, self.shape.layout(), &[0], from, to);
         self.checked.push(name.to_owned());
+        check(&self.case(name), &run, layout, from, to)
+    }
+
+    fn case(&self, name: &str) -> String {
+        format!("1t-{}/{name}", self.shape.name())
     }
 }
 
 impl Visit for Single {
     fn shared<M: Mint + Send + Sync, F: Fn(u64) -> M>(&mut self, name: &str, make: F) {
-        self.run(name, make(0));
+        let nodes = self.run(name, make(0), self.shape.layout());
+        assert_nodes(&self.case(name), &nodes, &[0]);
     }
 
     fn local<M: Mint + Send, F: Fn(u64) -> M>(&mut self, name: &str, make: F) {
-        self.run(name, make(0));
+        let nodes = self.run(name, make(0), self.shape.layout());
+        assert_nodes(&self.case(name), &nodes, &[0]);
+    }
+
+    fn sharded<M: Mint + Send + Sync, F: Fn() -> M>(
+        &mut self,
+        name: &str,
+        layout: Layout,
+        _note: Option<&str>,
+        make: F,
+    ) {
+        let nodes = self.run(name, make(), layout);
+        let shard_bits = sharded_layout(self.shape).1;
+        assert_own_shards(&self.case(name), &nodes, layout, shard_bits);
     }
 
     fn unsupported(&mut self, name: &str, _why: &str) {
@@ -84,12 +144,9 @@ struct Shared {
 
 impl Visit for Shared {
     fn shared<M: Mint + Send + Sync, F: Fn(u64) -> M>(&mut self, name: &str, make: F) {
-        let gen = make(0);
-        let from = unix_millis();
-        let run = mint_shared(&gen, 2, TOTAL, true);
-        let to = unix_millis();
         let case = format!("2t-shared-{}/{name}", self.shape.name());
-        check(&case, &run, self.shape.layout(), &[0, 0], from, to);
+        let nodes = run_shared(&case, &make(0), self.shape.layout());
+        assert_nodes(&case, &nodes, &[0, 0]);
         self.checked.push(name.to_owned());
     }
 
@@ -97,12 +154,26 @@ impl Visit for Shared {
         self.checked.push(format!("{name} (not Sync)"));
     }
 
+    fn sharded<M: Mint + Send + Sync, F: Fn() -> M>(
+        &mut self,
+        name: &str,
+        layout: Layout,
+        _note: Option<&str>,
+        make: F,
+    ) {
+        let case = format!("2t-shared-{}/{name}", self.shape.name());
+        let nodes = run_shared(&case, &make(), layout);
+        assert_own_shards(&case, &nodes, layout, sharded_layout(self.shape).1);
+        self.checked.push(name.to_owned());
+    }
+
     fn unsupported(&mut self, name: &str, _why: &str) {
         self.checked.push(format!("{name} (unsupported)"));
     }
 }
 
-/// Two threads, each with a generator of its own, nodes 0 and 1.
+/// Two threads, each with a generator of its own, nodes 0 and 1, or sharing one sharded
+/// generator.
 struct Own {
     shape: Shape,
     checked: Vec<String>,
@@ -115,7 +186,8 @@ impl Own {
         let run = mint_each(&mut gens, TOTAL, true);
         let to = unix_millis();
         let case = format!("2t-own-{}/{name}", self.shape.name());
-        check(&case, &run, self.shape.layout(), &[0, 1], from, to);
+        let nodes = check(&case, &run, self.shape.layout(), from, to);
+        assert_nodes(&case, &nodes, &[0, 1]);
         self.checked.push(name.to_owned());
     }
 }
@@ -129,6 +201,19 @@ impl Visit for Own {
         self.run(name, make);
     }
 
+    fn sharded<M: Mint + Send + Sync, F: Fn() -> M>(
+        &mut self,
+        name: &str,
+        layout: Layout,
+        _note: Option<&str>,
+        make: F,
+    ) {
+        let case = format!("2t-own-{}/{name}", self.shape.name());
+        let nodes = run_shared(&case, &make(), layout);
+        assert_own_shards(&case, &nodes, layout, sharded_layout(self.shape).1);
+        self.checked.push(name.to_owned());
+    }
+
     fn unsupported(&mut self, name: &str, _why: &str) {
         self.checked.push(format!("{name} (unsupported)"));
     }
@@ -136,9 +221,10 @@ impl Visit for Own {
 
 /// Every case of the comparison, in the bench's order: a peer that cannot take a shape must
 /// say so through `unsupported`, never vanish from the list.
-const CASES: [&str; 12] = [
+const CASES: [&str; 13] = [
     "snowmint-ticker",
     "snowmint-exact",
+    "snowmint-sharded",
     "std-mutex-tsc",
     "std-mutex-instant",
     "parking_lot-tsc",
@@ -185,7 +271,7 @@ fn two_threads_sharing_a_generator_mint_unique_ids() {
 
 #[test]
 fn two_threads_with_their_own_generators_mint_unique_ids() {
-    for shape in [Shape::Uncapped2Node, Shape::Twitter] {
+    for shape in [Shape::Uncapped4Node, Shape::Twitter] {
         let mut v = Own {
             shape,
             checked: Vec::new(),
@@ -196,7 +282,7 @@ fn two_threads_with_their_own_generators_mint_unique_ids() {
 }
 
 #[test]
-fn only_snowflaked_lacks_a_shape_and_only_ferroid_basic_is_not_sync() {
+fn only_snowflaked_lacks_a_shape_only_sharded_changes_one_only_ferroid_basic_is_not_sync() {
     // Offered but not run: only the names are looked at.
     struct Names(Vec<String>);
     impl Visit for Names {
@@ -206,17 +292,34 @@ fn only_snowflaked_lacks_a_shape_and_only_ferroid_basic_is_not_sync() {
         fn local<M: Mint + Send, F: Fn(u64) -> M>(&mut self, name: &str, _: F) {
             self.0.push(format!("{name} (not Sync)"));
         }
+        fn sharded<M: Mint + Send + Sync, F: Fn() -> M>(
+            &mut self,
+            name: &str,
+            _: Layout,
+            note: Option<&str>,
+            _: F,
+        ) {
+            self.0.push(match note {
+                Some(_) => format!("{name} (other layout)"),
+                None => name.to_owned(),
+            });
+        }
         fn unsupported(&mut self, name: &str, _: &str) {
             self.0.push(format!("{name} (unsupported)"));
         }
     }
-    for shape in [Shape::Uncapped, Shape::Uncapped2Node, Shape::Twitter] {
+    for shape in [Shape::Uncapped, Shape::Uncapped4Node, Shape::Twitter] {
         let mut names = Names(Vec::new());
         visit_cases(shape, &mut names);
         let odd: Vec<&String> = names.0.iter().filter(|n| n.contains('(')).collect();
         let expected: &[&str] = match shape {
             Shape::Twitter => &["ferroid-basic (not Sync)"],
-            _ => &["ferroid-basic (not Sync)", "snowflaked (unsupported)"],
+            Shape::Uncapped => &[
+                "snowmint-sharded (other layout)",
+                "ferroid-basic (not Sync)",
+                "snowflaked (unsupported)",
+            ],
+            Shape::Uncapped4Node => &["ferroid-basic (not Sync)", "snowflaked (unsupported)"],
         };
         assert_eq!(odd, expected, "{shape:?}");
     }

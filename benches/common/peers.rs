@@ -33,12 +33,12 @@ ferroid::define_snowflake_id!(
 );
 
 ferroid::define_snowflake_id!(
-    /// ferroid's form of [`Shape::Uncapped2Node`].
-    FerroidUncapped2Node, u64,
+    /// ferroid's form of [`Shape::Uncapped4Node`].
+    FerroidUncapped4Node, u64,
     reserved: 1,
     timestamp: 41,
-    machine_id: 1,
-    sequence: 21
+    machine_id: 2,
+    sequence: 20
 );
 
 // ---- ferroid ----
@@ -216,7 +216,7 @@ fn snowflaked(node: u64) -> snowflaked::sync::Generator {
 pub fn visit<V: Visit>(shape: Shape, v: &mut V) {
     match shape {
         Shape::Uncapped => visit_ferroid::<FerroidUncapped, _>(v),
-        Shape::Uncapped2Node => visit_ferroid::<FerroidUncapped2Node, _>(v),
+        Shape::Uncapped4Node => visit_ferroid::<FerroidUncapped4Node, _>(v),
         Shape::Twitter => visit_ferroid::<SnowflakeTwitterId, _>(v),
     }
     v.shared("snowflake_me", |node| snowflake_me(shape, node));
@@ -224,8 +224,8 @@ pub fn visit<V: Visit>(shape: Shape, v: &mut V) {
         Shape::Uncapped => v.shared("snowdon", |node| {
             SnowdonGen::<SnowdonLayout<0, 22>>::new(shape, node)
         }),
-        Shape::Uncapped2Node => v.shared("snowdon", |node| {
-            SnowdonGen::<SnowdonLayout<1, 21>>::new(shape, node)
+        Shape::Uncapped4Node => v.shared("snowdon", |node| {
+            SnowdonGen::<SnowdonLayout<2, 20>>::new(shape, node)
         }),
         Shape::Twitter => v.shared("snowdon", |node| {
             SnowdonGen::<SnowdonLayout<10, 12>>::new(shape, node)
@@ -233,7 +233,7 @@ pub fn visit<V: Visit>(shape: Shape, v: &mut V) {
     }
     match shape {
         Shape::Twitter => v.shared("snowflaked", snowflaked),
-        Shape::Uncapped | Shape::Uncapped2Node => v.unsupported(
+        Shape::Uncapped | Shape::Uncapped4Node => v.unsupported(
             "snowflaked",
             "its layout is fixed at 41/10/12 (the 12-bit sequence is hard-coded in its state)",
         ),

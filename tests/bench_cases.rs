@@ -14,8 +14,9 @@ use snowmint::{Id, Layout};
 /// IDs per case: 200,000 take 50 ms at Twitter's cap of 4,096 per ms.
 const TOTAL: u64 = 200_000;
 /// How far an ID's time may be from the wall clock around the run. A wrong epoch or field
-/// width puts it years or at least seconds off; clocks here agree within a few ms.
-const SLACK_MS: u64 = 250;
+/// width puts it years off; the clocks agree within ms, but a cheap reading can lag by the
+/// ticker's scheduling delay on a loaded machine (54 ms seen here).
+const SLACK_MS: u64 = 2_000;
 
 fn unix_millis() -> u64 {
     SystemTime::now()
@@ -60,13 +61,15 @@ fn assert_nodes(case: &str, nodes: &[Vec<u64>], expected: &[u64]) {
 
 /// Each thread of a sharded generator mints on one exclusive shard of its own (there are
 /// more free shards than threads), all under host 0.
-fn assert_own_shards(case: &str, nodes: &[Vec<u64>], layout: Layout, shard_bits: u8) {
+fn assert_own_shards(case: &str, nodes: &[Vec<u64>], shard_bits: u8) {
+    // Host 0's shards are nodes 0 to 2^shard_bits - 1, the last one the overflow shard.
+    let overflow = (1 << shard_bits) - 1;
     let mut all = Vec::new();
     for (thread, n) in nodes.iter().enumerate() {
         assert_eq!(n.len(), 1, "{case}: thread {thread} minted on nodes {n:?}");
         assert_eq!(n[0] >> shard_bits, 0, "{case}: node {} is not host 0", n[0]);
         assert!(
-            n[0] < layout.max_node(),
+            n[0] < overflow,
             "{case}: thread {thread} minted on the overflow shard"
         );
         all.push(n[0]);
@@ -128,7 +131,7 @@ impl Visit for Single {
     ) {
         let nodes = self.run(name, make(), layout);
         let shard_bits = sharded_layout(self.shape).1;
-        assert_own_shards(&self.case(name), &nodes, layout, shard_bits);
+        assert_own_shards(&self.case(name), &nodes, shard_bits);
     }
 
     fn unsupported(&mut self, name: &str, _why: &str) {
@@ -163,7 +166,7 @@ impl Visit for Shared {
     ) {
         let case = format!("2t-shared-{}/{name}", self.shape.name());
         let nodes = run_shared(&case, &make(), layout);
-        assert_own_shards(&case, &nodes, layout, sharded_layout(self.shape).1);
+        assert_own_shards(&case, &nodes, sharded_layout(self.shape).1);
         self.checked.push(name.to_owned());
     }
 
@@ -210,7 +213,7 @@ impl Visit for Own {
     ) {
         let case = format!("2t-own-{}/{name}", self.shape.name());
         let nodes = run_shared(&case, &make(), layout);
-        assert_own_shards(&case, &nodes, layout, sharded_layout(self.shape).1);
+        assert_own_shards(&case, &nodes, sharded_layout(self.shape).1);
         self.checked.push(name.to_owned());
     }
 

@@ -19,8 +19,11 @@ use std::time::Duration;
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 
-use common::{assert_unique, mint_each, mint_shared, visit_cases, Mint, Shape, Visit, VERIFY_IDS};
-use snowmint::Layout;
+use common::{
+    assert_unique, mint_each, mint_shared, sharded_layout, visit_cases, Mint, Shape, Visit,
+    VERIFY_IDS,
+};
+use snowmint::{Layout, ShardedGenerator};
 
 const THREADS: usize = 2;
 
@@ -173,13 +176,19 @@ fn one_thread(c: &mut Criterion) {
     for shape in [Shape::Uncapped, Shape::Twitter] {
         let name = format!("1t-{}", shape.name());
         let mut g = group(c, &name);
-        visit_cases(
-            shape,
-            &mut Single {
-                g: &mut g,
-                group: name,
-            },
-        );
+        let mut single = Single {
+            g: &mut g,
+            group: name.clone(),
+        };
+        visit_cases(shape, &mut single);
+        // An owned lease of one shard (not Sync, so only here): the sharded case's layout.
+        let (layout, shard_bits, lease_note) = sharded_layout(shape);
+        let sharded = ShardedGenerator::builder(layout)
+            .shard_bits(shard_bits)
+            .build()
+            .expect("shard bits fit the layout");
+        note(&name, "snowmint-lease", lease_note);
+        single.bench("snowmint-lease", sharded.lease().expect("a free shard"));
         g.finish();
     }
 }

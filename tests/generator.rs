@@ -375,7 +375,7 @@ fn a_stuck_cheap_reading_is_corrected_within_1024_ids() {
             let gen = snowmint::ShardedGenerator::with_clock(layout, stuck)
                 .build()
                 .unwrap();
-            let mut lease = gen.lease().unwrap();
+            let lease = gen.lease().unwrap();
             (0..2_048)
                 .map(|_| layout.decode(lease.next_id().unwrap()).unix_millis())
                 .collect()

@@ -26,7 +26,7 @@ fn a_reused_lease_continues_after_its_last_id() {
         .unwrap();
     let mut seen = HashSet::new();
     for round in 0..4 {
-        let mut lease = gen.lease().unwrap();
+        let lease = gen.lease().unwrap();
         for _ in 0..1_000 {
             let id = lease.next_id().unwrap();
             assert!(seen.insert(id), "round {round} repeated {id}");
@@ -60,7 +60,7 @@ fn a_thread_that_exits_hands_its_shard_back_with_its_state() {
         }
     }
     // And the shard is free again for an owned lease.
-    let mut lease = gen.lease().expect("the last thread handed the shard back");
+    let lease = gen.lease().expect("the last thread handed the shard back");
     assert!(seen.insert(lease.next_id().unwrap()));
 }
 
@@ -72,7 +72,7 @@ fn threads_beyond_the_shards_mint_on_the_overflow_shard() {
         .clock(frozen())
         .build()
         .unwrap();
-    let mut lease = gen.lease().unwrap();
+    let lease = gen.lease().unwrap();
     assert!(matches!(
         gen.lease(),
         Err(MintError::NoFreeShard { shards: 1 })
@@ -195,7 +195,7 @@ fn shard_batches_respect_the_tick_and_the_lead() {
         .clock(clock.clone())
         .build()
         .unwrap();
-    let mut lease = gen.lease().unwrap();
+    let lease = gen.lease().unwrap();
     let first: Vec<Id> = lease.next_ids(10_000).unwrap().collect();
     assert_eq!(first.len(), 8_192, "this tick and one borrowed");
     assert!(lease.try_next_ids(1).is_err());

@@ -32,6 +32,16 @@ impl<C: Clock> Mint for ShardedGenerator<C> {
     }
 }
 
+impl<C: Clock> Mint for snowmint::Lease<C> {
+    #[inline]
+    fn mint(&self) -> u64 {
+        match self.next_id() {
+            Ok(id) => id.to_u64(),
+            Err(e) => panic!("snowmint (lease) failed to mint: {e}"),
+        }
+    }
+}
+
 impl<C: Clock> Mint for Generator<C> {
     #[inline]
     fn mint(&self) -> u64 {

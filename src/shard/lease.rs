@@ -10,8 +10,9 @@ use crate::error::MintError;
 use crate::id::Id;
 
 /// One shard of a [`ShardedGenerator`](crate::ShardedGenerator), owned by one worker: minting
-/// reads the clock and updates a plain field, with no thread-local lookup and no atomic
-/// read-modify-write. `Send` but not `Sync`. Dropping it hands the shard back with its last
+/// reads the clock and updates a plain cell, with no thread-local lookup and no atomic
+/// read-modify-write. `Send` but not `Sync`: its methods take `&self`, and the compiler keeps
+/// it on one thread at a time. Dropping it hands the shard back with its last
 /// time and sequence, so its next holder continues after them.
 ///
 /// ```
@@ -20,7 +21,7 @@ use crate::id::Id;
 /// let gen = ShardedGenerator::builder(Layout::TWITTER).build()?;
 /// std::thread::scope(|s| {
 ///     for _ in 0..2 {
-///         let mut lease = gen.lease().expect("63 shards");
+///         let lease = gen.lease().expect("63 shards");
 ///         s.spawn(move || {
 ///             let mut last = lease.next_id().unwrap();
 ///             for _ in 0..1_000 {
@@ -47,12 +48,12 @@ impl<C: Clock> Lease<C> {
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
-    /// let mut lease = gen.lease()?;
+    /// let lease = gen.lease()?;
     /// assert!(lease.next_id()? < lease.next_id()?);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    pub fn next_id(&mut self) -> Result<Id, MintError> {
+    pub fn next_id(&self) -> Result<Id, MintError> {
         let m = &self.shared.minter;
         let h = &self.hold;
         m.take_one_cached(&h.state, &h.cache, h.node_in_place, m.max_wait)
@@ -66,7 +67,7 @@ impl<C: Clock> Lease<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    pub fn try_next_id(&mut self) -> Result<Id, MintError> {
+    pub fn try_next_id(&self) -> Result<Id, MintError> {
         let m = &self.shared.minter;
         let (state, _) = m.try_take(&self.hold.state, 1)?;
         Ok(m.id_of(state, self.hold.node_in_place))
@@ -77,12 +78,12 @@ impl<C: Clock> Lease<C> {
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
-    /// let mut lease = gen.lease()?;
+    /// let lease = gen.lease()?;
     /// let ids: Vec<_> = lease.next_ids(64)?.collect();
     /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn next_ids(&mut self, n: u64) -> Result<IdBatch, MintError> {
+    pub fn next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
         let m = &self.shared.minter;
         let (first, last) = m.take(&self.hold.state, n, m.max_wait)?;
         Ok(IdBatch::new(m.layout, self.hold.node_in_place, first, last))
@@ -95,7 +96,7 @@ impl<C: Clock> Lease<C> {
     /// assert!(!gen.lease()?.try_next_ids(8)?.is_empty());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn try_next_ids(&mut self, n: u64) -> Result<IdBatch, MintError> {
+    pub fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
         let m = &self.shared.minter;
         let (first, last) = m.try_take(&self.hold.state, n)?;
         Ok(IdBatch::new(m.layout, self.hold.node_in_place, first, last))

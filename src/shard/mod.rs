@@ -252,11 +252,11 @@ impl<C: Clock> ShardedGenerator<C> {
     /// ```
     /// use snowmint::{Layout, ShardedGenerator};
     /// let gen = ShardedGenerator::builder(Layout::TWITTER).shard_bits(1).build()?;
-    /// let mut lease = gen.lease()?;          // the one exclusive shard
+    /// let lease = gen.lease()?;          // the one exclusive shard
     /// assert!(gen.lease().is_err());         // none left
     /// let id = lease.next_id()?;
     /// drop(lease);                           // handed back with its state
-    /// let mut again = gen.lease()?;
+    /// let again = gen.lease()?;
     /// assert!(again.next_id()? > id);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

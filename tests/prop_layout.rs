@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use layout_props::{check, EpochInput, LayoutInput};
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use snowmint::{Layout, Order};
 
 fn bits() -> impl Strategy<Value = u8> {
@@ -105,7 +106,17 @@ fn probes() -> impl Strategy<Value = (Vec<(u64, u64, u64)>, Vec<u64>)> {
     )
 }
 
+/// Failures are saved beside this file (`prop_layout.regressions`) and replayed first.
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("regressions"))),
+        ..ProptestConfig::default()
+    }
+}
+
 proptest! {
+    #![proptest_config(config())]
+
     #[test]
     fn any_settings_never_panic_and_valid_ones_round_trip(i in input(), (f, ids) in probes()) {
         check(&i, &f, &ids);

@@ -71,7 +71,7 @@ mod tests {
         let mut x = 0x9E37_79B9_7F4A_7C15_u64;
         for &d in &divisors {
             let div = Divisor::new(d);
-            let mut check = |n: u64| assert_eq!(div.div(n), n / d, "{n} / {d}");
+            let check = |n: u64| assert_eq!(div.div(n), n / d, "{n} / {d}");
             for n in [
                 0,
                 1,

@@ -84,6 +84,22 @@ pub enum LayoutError {
         /// The largest allowed value.
         max: u64,
     },
+    /// The shard bits of a sharded generator are zero or more than its layout's node bits
+    /// (or more than 16).
+    ShardBitsOutOfRange {
+        /// The shard bits asked for.
+        shard_bits: u8,
+        /// The most allowed: the layout's node bits, at most 16.
+        max: u8,
+    },
+    /// A sharded generator's host number does not fit the node bits left above the shard
+    /// bits.
+    HostOutOfRange {
+        /// The host number given.
+        host: u64,
+        /// The largest allowed.
+        max: u64,
+    },
     /// A time lies before the layout's epoch.
     TimeBeforeEpoch {
         /// The time, in milliseconds since the Unix epoch (0 for times before 1970).
@@ -128,6 +144,13 @@ impl fmt::Display for LayoutError {
             LayoutError::FieldOutOfRange { field, value, max } => {
                 write!(f, "{field} {value} is out of range: allowed 0 to {max}")
             }
+            LayoutError::ShardBitsOutOfRange { shard_bits, max } => {
+                write!(f, "shard bits {shard_bits} out of range: allowed 1 to {max} (the layout's node bits, at most 16)")
+            }
+            LayoutError::HostOutOfRange { host, max } => write!(
+                f,
+                "host {host} is out of range: allowed 0 to {max} (the node bits above the shard bits)"
+            ),
             LayoutError::TimeBeforeEpoch { unix_millis, epoch_unix_millis } => write!(
                 f,
                 "time {unix_millis} ms (Unix) is before the layout epoch: allowed from {epoch_unix_millis} ms"
@@ -176,6 +199,12 @@ pub enum MintError {
         /// The layout's epoch, in milliseconds since the Unix epoch.
         epoch_unix_millis: u64,
     },
+    /// Every exclusive shard of a sharded generator is leased (see
+    /// [`ShardedGenerator::lease`](crate::ShardedGenerator::lease)).
+    NoFreeShard {
+        /// How many exclusive shards the generator has.
+        shards: u64,
+    },
     /// The layout's time field is full: its expiry date has passed.
     Expired {
         /// The layout's expiry, in milliseconds since the Unix epoch.
@@ -195,7 +224,9 @@ impl MintError {
         match *self {
             MintError::Exhausted { retry_after } => Some(retry_after),
             MintError::ClockBehind { behind } => Some(behind),
-            MintError::BeforeEpoch { .. } | MintError::Expired { .. } => None,
+            MintError::BeforeEpoch { .. }
+            | MintError::NoFreeShard { .. }
+            | MintError::Expired { .. } => None,
         }
     }
 }
@@ -214,6 +245,10 @@ impl fmt::Display for MintError {
             MintError::BeforeEpoch { now_unix_millis, epoch_unix_millis } => write!(
                 f,
                 "clock reads {now_unix_millis} ms (Unix), before the layout epoch: minting is allowed from {epoch_unix_millis} ms"
+            ),
+            MintError::NoFreeShard { shards } => write!(
+                f,
+                "all {shards} exclusive shards are leased: drop a lease, or mint through the shared overflow shard"
             ),
             MintError::Expired { expiry_unix_millis } => write!(
                 f,

@@ -801,6 +801,22 @@ impl Layout {
             | shl(sequence, self.sequence_shift)
     }
 
+    /// The ID of a generator state `ticks << sequence_bits | sequence` with the node bits
+    /// already in place. Every shift is below 64: the time field has at least one bit, so
+    /// `time_shift = node_bits + sequence_bits <= 63`.
+    #[inline]
+    pub(crate) const fn id_of_state(&self, state: u64, node_in_place: u64) -> u64 {
+        let sequence = state & self.max_sequence();
+        let ticks = state >> self.sequence_bits;
+        ticks << self.time_shift | sequence << self.sequence_shift | node_in_place
+    }
+
+    /// Where the sequence field starts in an ID.
+    #[inline]
+    pub(crate) const fn sequence_shift(&self) -> u8 {
+        self.sequence_shift
+    }
+
     /// The node field already in place, to OR into packed IDs.
     #[inline]
     pub(crate) const fn node_in_place(&self, node: u64) -> u64 {

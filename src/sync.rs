@@ -24,3 +24,29 @@ pub(crate) const SPIN_DOUBLINGS: u32 = 0;
 /// about the time another core needs to finish its own CAS and move on.
 #[cfg(not(loom))]
 pub(crate) const SPIN_DOUBLINGS: u32 = 6;
+
+#[cfg(loom)]
+pub(crate) use loom::sync::atomic::AtomicBool;
+
+#[cfg(not(loom))]
+pub(crate) use std::sync::atomic::AtomicBool;
+
+/// A thread-local with a `const` initializer: std's const form (no lazy-init check on each
+/// access), or loom's per-model-thread form.
+#[cfg(not(loom))]
+macro_rules! const_thread_local {
+    ($vis:vis static $name:ident: $t:ty = $init:expr;) => {
+        std::thread_local! { $vis static $name: $t = const { $init }; }
+    };
+}
+
+/// A thread-local with a `const` initializer: std's const form (no lazy-init check on each
+/// access), or loom's per-model-thread form.
+#[cfg(loom)]
+macro_rules! const_thread_local {
+    ($vis:vis static $name:ident: $t:ty = $init:expr;) => {
+        loom::thread_local! { $vis static $name: $t = $init; }
+    };
+}
+
+pub(crate) use const_thread_local;

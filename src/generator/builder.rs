@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use super::minter::Minter;
 use super::{Generator, Rollback};
 use crate::clock::Clock;
 use crate::error::{Field, LayoutError};
@@ -26,13 +27,13 @@ use crate::layout::Layout;
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct GeneratorBuilder<C> {
-    pub(super) layout: Layout,
-    pub(super) node: u64,
-    pub(super) lead_ticks: u64,
-    pub(super) max_wait: Option<Duration>,
-    pub(super) rollback: Rollback,
-    pub(super) start_after: Option<Id>,
-    pub(super) clock: C,
+    layout: Layout,
+    node: u64,
+    lead_ticks: u64,
+    max_wait: Option<Duration>,
+    rollback: Rollback,
+    start_after: Option<Id>,
+    clock: C,
 }
 
 impl<C: Clock> GeneratorBuilder<C> {
@@ -169,13 +170,24 @@ impl<C: Clock> GeneratorBuilder<C> {
                 max: layout.max_node(),
             });
         }
-        let start = match self.start_after {
-            Some(id) => {
-                let d = layout.decode(id);
-                d.ticks() << layout.sequence_bits() | d.sequence()
-            }
-            None => 0,
-        };
-        Ok(Generator::from_builder(self, start))
+        Ok(Generator::from_parts(self.into_parts()))
+    }
+
+    /// The minter, the node (unchecked) and the starting state.
+    pub(crate) fn into_parts(self) -> (Minter<C>, u64, u64) {
+        let minter = Minter::new(
+            self.layout,
+            self.lead_ticks,
+            self.max_wait,
+            self.rollback,
+            self.clock,
+        );
+        let start = self.start_after.map_or(0, |id| minter.state_after(id));
+        (minter, self.node, start)
+    }
+
+    /// The layout.
+    pub(crate) fn layout(&self) -> &Layout {
+        &self.layout
     }
 }

@@ -1,23 +1,28 @@
 //! [`Generator`]: the lock-free minting state and its calls.
 
 mod builder;
+pub(crate) mod cell;
+pub(crate) mod minter;
 mod rollback;
 pub(crate) mod step;
+pub(crate) mod tick_cache;
 mod wait;
 
 pub use self::builder::GeneratorBuilder;
 pub use self::rollback::Rollback;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crossbeam_utils::CachePadded;
 
-use self::step::{step, Rules, Step};
+use self::cell::StateCell;
+use self::minter::Minter;
+use crate::batch::IdBatch;
 use crate::clock::{Clock, TscClock};
 use crate::error::{LayoutError, MintError};
 use crate::id::Id;
 use crate::layout::Layout;
-use crate::sync::{spin_loop, AtomicU64, Ordering, SPIN_DOUBLINGS};
+use crate::sync::AtomicU64;
 
 /// Mints unique, time-ordered IDs for one node of one layout, from any number of threads.
 ///
@@ -46,24 +51,9 @@ use crate::sync::{spin_loop, AtomicU64, Ordering, SPIN_DOUBLINGS};
 pub struct Generator<C = TscClock> {
     /// `tick << sequence_bits | sequence` of the last issued ID (0: none yet).
     state: CachePadded<AtomicU64>,
-    rules: Rules,
-    layout: Layout,
+    minter: Minter<C>,
     node: u64,
-    node_bits_in_place: u64,
-    max_wait: Duration,
-    rollback: Rollback,
-    clock: C,
-}
-
-/// Why an attempt did not issue.
-#[derive(Debug, Clone, Copy)]
-enum Blocked {
-    Wait {
-        until_tick: u64,
-        now_nanos: u64,
-        behind: bool,
-    },
-    Fatal(MintError),
+    node_in_place: u64,
 }
 
 impl Generator {
@@ -114,24 +104,12 @@ impl<C: Clock> Generator<C> {
         GeneratorBuilder::new(layout, clock)
     }
 
-    pub(crate) fn from_builder(b: GeneratorBuilder<C>, start_state: u64) -> Generator<C> {
-        let layout = b.layout;
+    pub(crate) fn from_parts((minter, node, start): (Minter<C>, u64, u64)) -> Generator<C> {
         Generator {
-            state: CachePadded::new(AtomicU64::new(start_state)),
-            rules: Rules {
-                sequence_bits: layout.sequence_bits(),
-                max_tick: layout.max_ticks(),
-                lead: b.lead_ticks,
-                continue_behind: b.rollback == Rollback::Continue,
-            },
-            node: b.node,
-            node_bits_in_place: layout.node_in_place(b.node),
-            max_wait: b
-                .max_wait
-                .unwrap_or_else(|| layout.unit().max(Duration::from_secs(1))),
-            rollback: b.rollback,
-            clock: b.clock,
-            layout,
+            state: CachePadded::new(AtomicU64::new(start)),
+            node,
+            node_in_place: minter.layout.node_in_place(node),
+            minter,
         }
     }
 
@@ -150,7 +128,7 @@ impl<C: Clock> Generator<C> {
     /// ```
     #[inline]
     pub fn next_id(&self) -> Result<Id, MintError> {
-        self.next_id_timeout(self.max_wait)
+        self.next_id_timeout(self.minter.max_wait)
     }
 
     /// The next ID, or at once an error saying why not and for how long.
@@ -169,10 +147,8 @@ impl<C: Clock> Generator<C> {
     /// ```
     #[inline]
     pub fn try_next_id(&self) -> Result<Id, MintError> {
-        match self.attempt() {
-            Ok(state) => Ok(self.id_of(state)),
-            Err(blocked) => Err(self.error_of(blocked)),
-        }
+        let (state, _) = self.minter.try_take(&*self.state, 1)?;
+        Ok(self.minter.id_of(state, self.node_in_place))
     }
 
     /// The next ID, waiting at most `timeout` for it. A wait that cannot end in time is not
@@ -192,140 +168,57 @@ impl<C: Clock> Generator<C> {
     /// assert_eq!(err, MintError::Exhausted { retry_after: Duration::from_millis(10) });
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[inline]
     pub fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
-        // The fast path: no clock beyond the cheap reading, no Instant.
-        let blocked = match self.attempt() {
-            Ok(state) => return Ok(self.id_of(state)),
-            Err(blocked) => blocked,
-        };
-        self.wait_and_retry(blocked, timeout)
+        let (state, _) = self.minter.take(&*self.state, 1, timeout)?;
+        Ok(self.minter.id_of(state, self.node_in_place))
     }
 
-    #[cold]
-    fn wait_and_retry(&self, mut blocked: Blocked, timeout: Duration) -> Result<Id, MintError> {
-        let start = Instant::now();
-        let mut waiter = wait::Waiter::new();
-        loop {
-            let Blocked::Wait {
-                until_tick,
-                now_nanos,
-                ..
-            } = blocked
-            else {
-                return Err(self.error_of(blocked));
-            };
-            let remaining_wait = self.nanos_until(until_tick, now_nanos);
-            let left = timeout.saturating_sub(start.elapsed());
-            if remaining_wait > left {
-                return Err(self.error_of(blocked));
-            }
-            waiter.wait(remaining_wait);
-            match self.attempt() {
-                Ok(state) => return Ok(self.id_of(state)),
-                Err(b) => blocked = b,
-            }
-        }
+    /// Reserves up to `n` consecutive IDs with one atomic operation, waiting (at most
+    /// `max_wait`) only if none is available. The batch holds fewer than `n` IDs when the
+    /// current tick, plus the ticks the lead allows, has fewer left: call again for the rest.
+    /// `n = 0` is taken as 1.
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, ManualClock};
+    ///
+    /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
+    /// let gen = Generator::with_clock(Layout::TWITTER, clock.clone()).lead_ticks(1).build()?;
+    /// // 4,096 IDs per millisecond, one millisecond of lead: at most 8,192 at once.
+    /// assert_eq!(gen.next_ids(10_000)?.len(), 8_192);
+    /// clock.advance(std::time::Duration::from_millis(1));
+    /// assert_eq!(gen.next_ids(10_000)?.len(), 4_096);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
+        let (first, last) = self.minter.take(&*self.state, n, self.minter.max_wait)?;
+        Ok(IdBatch::new(
+            self.minter.layout,
+            self.node_in_place,
+            first,
+            last,
+        ))
     }
 
-    /// One pass of the CAS loop: the new state, or why none may be issued now.
-    #[inline]
-    fn attempt(&self) -> Result<u64, Blocked> {
-        let mut now_nanos = self.clock.recent_unix_nanos();
-        let mut now = self.ticks(now_nanos)?;
-        let mut exact = false;
-        let mut doublings = 0;
-        // Relaxed: the state is self-contained. Uniqueness needs only that every RMW on this
-        // one atomic sees the latest value in its modification order, which holds at any
-        // ordering; no other memory is published through it.
-        let mut current = self.state.load(Ordering::Relaxed);
-        loop {
-            match step(current, now, &self.rules) {
-                Step::Issue(next) => {
-                    // Relaxed (both): as for the load above; a failed CAS hands back the
-                    // newer state, which the next pass builds on.
-                    match self.state.compare_exchange_weak(
-                        current,
-                        next,
-                        Ordering::Relaxed,
-                        Ordering::Relaxed,
-                    ) {
-                        Ok(_) => return Ok(next),
-                        Err(actual) => {
-                            current = actual;
-                            for _ in 0..(1_u32 << doublings) {
-                                spin_loop();
-                            }
-                            doublings = (doublings + 1).min(SPIN_DOUBLINGS);
-                        }
-                    }
-                }
-                Step::Wait { .. } if !exact => {
-                    // The cheap reading may lag: ask the exact clock before blocking.
-                    exact = true;
-                    now_nanos = self.clock.now_unix_nanos();
-                    now = self.ticks(now_nanos)?;
-                }
-                Step::Wait { until_tick, behind } => {
-                    return Err(Blocked::Wait {
-                        until_tick,
-                        now_nanos,
-                        behind,
-                    });
-                }
-                Step::Expired => {
-                    return Err(Blocked::Fatal(MintError::Expired {
-                        expiry_unix_millis: self.layout.expiry_unix_millis(),
-                    }));
-                }
-            }
-        }
-    }
-
-    /// Clock nanoseconds to ticks since the epoch.
-    #[inline]
-    fn ticks(&self, now_nanos: u64) -> Result<u64, Blocked> {
-        match now_nanos.checked_sub(self.layout.epoch_unix_nanos()) {
-            Some(since) => Ok(self.layout.ticks_from_epoch_nanos(since)),
-            None => Err(Blocked::Fatal(MintError::BeforeEpoch {
-                now_unix_millis: now_nanos / 1_000_000,
-                epoch_unix_millis: self.layout.epoch_unix_millis(),
-            })),
-        }
-    }
-
-    #[inline]
-    fn id_of(&self, state: u64) -> Id {
-        let s = self.rules.sequence_bits;
-        let sequence = state & self.layout.max_sequence();
-        Id::from_u64(self.layout.pack(state >> s, 0, sequence) | self.node_bits_in_place)
-    }
-
-    /// How long from `now_nanos` until the clock reaches `tick`.
-    fn nanos_until(&self, tick: u64, now_nanos: u64) -> Duration {
-        let at = (tick as u128 * self.layout.unit_nanos() as u128)
-            .saturating_add(self.layout.epoch_unix_nanos() as u128);
-        let nanos = at.saturating_sub(now_nanos as u128);
-        Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
-    }
-
-    fn error_of(&self, blocked: Blocked) -> MintError {
-        match blocked {
-            Blocked::Fatal(e) => e,
-            Blocked::Wait {
-                until_tick,
-                now_nanos,
-                behind: false,
-            } => MintError::Exhausted {
-                retry_after: self.nanos_until(until_tick, now_nanos),
-            },
-            Blocked::Wait {
-                until_tick,
-                now_nanos,
-                behind: true,
-            } => MintError::ClockBehind {
-                behind: self.nanos_until(until_tick, now_nanos),
-            },
-        }
+    /// Reserves up to `n` consecutive IDs without waiting, as [`next_ids`](Self::next_ids).
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, ManualClock, MintError};
+    ///
+    /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
+    /// let gen = Generator::with_clock(Layout::SONYFLAKE, clock).build()?;
+    /// assert_eq!(gen.try_next_ids(1_000)?.len(), 256);
+    /// assert!(matches!(gen.try_next_ids(1), Err(MintError::Exhausted { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
+        let (first, last) = self.minter.try_take(&*self.state, n)?;
+        Ok(IdBatch::new(
+            self.minter.layout,
+            self.node_in_place,
+            first,
+            last,
+        ))
     }
 
     /// The layout of the IDs this generator mints.
@@ -336,7 +229,7 @@ impl<C: Clock> Generator<C> {
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
     pub fn layout(&self) -> &Layout {
-        &self.layout
+        &self.minter.layout
     }
 
     /// The node number in every ID.
@@ -359,7 +252,7 @@ impl<C: Clock> Generator<C> {
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
     pub fn clock(&self) -> &C {
-        &self.clock
+        &self.minter.clock
     }
 
     /// How many ticks the generator may run ahead of the clock.
@@ -370,7 +263,7 @@ impl<C: Clock> Generator<C> {
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
     pub fn lead_ticks(&self) -> u64 {
-        self.rules.lead
+        self.minter.rules.lead
     }
 
     /// The longest [`next_id`](Self::next_id) waits.
@@ -381,7 +274,7 @@ impl<C: Clock> Generator<C> {
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
     pub fn max_wait(&self) -> Duration {
-        self.max_wait
+        self.minter.max_wait
     }
 
     /// What the generator does when the clock is behind the last issued time.
@@ -392,7 +285,7 @@ impl<C: Clock> Generator<C> {
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
     pub fn rollback(&self) -> Rollback {
-        self.rollback
+        self.minter.rollback
     }
 
     /// The last ID issued (by any thread), or `None` before the first. Store it to resume
@@ -406,22 +299,21 @@ impl<C: Clock> Generator<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn last_id(&self) -> Option<Id> {
-        // Relaxed: a snapshot of the lone state value; nothing else is read through it.
-        let state = self.state.load(Ordering::Relaxed);
-        (state != 0).then(|| self.id_of(state))
+        let state = self.state.get();
+        (state != 0).then(|| self.minter.id_of(state, self.node_in_place))
     }
 }
 
 impl<C: Clock + core::fmt::Debug> core::fmt::Debug for Generator<C> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Generator")
-            .field("layout", &self.layout)
+            .field("layout", &self.minter.layout)
             .field("node", &self.node)
-            .field("lead_ticks", &self.rules.lead)
-            .field("rollback", &self.rollback)
-            .field("max_wait", &self.max_wait)
+            .field("lead_ticks", &self.minter.rules.lead)
+            .field("rollback", &self.minter.rollback)
+            .field("max_wait", &self.minter.max_wait)
             .field("last_id", &self.last_id())
-            .field("clock", &self.clock)
+            .field("clock", &self.minter.clock)
             .finish()
     }
 }

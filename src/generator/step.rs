@@ -9,8 +9,13 @@
 /// What one attempt may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Step {
-    /// Move to this state and issue its ID.
-    Issue(u64),
+    /// Move to state `last` and issue the IDs of states `first..=last`.
+    Issue {
+        /// The first new state.
+        first: u64,
+        /// The last new state (the new value of the generator's state).
+        last: u64,
+    },
     /// Nothing may be issued until the clock reads `until_tick`.
     Wait {
         /// The first clock tick at which the blocked state becomes issuable.
@@ -34,9 +39,10 @@ pub(crate) struct Rules {
     pub(crate) continue_behind: bool,
 }
 
-/// The transition from `state` at clock tick `now`.
+/// The transition from `state` at clock tick `now` for up to `n` (at least 1) consecutive
+/// IDs: as many as fit before the last tick the rules allow.
 #[inline]
-pub(crate) fn step(state: u64, now: u64, rules: &Rules) -> Step {
+pub(crate) fn step(state: u64, now: u64, n: u64, rules: &Rules) -> Step {
     if now > rules.max_tick {
         return Step::Expired;
     }
@@ -46,19 +52,32 @@ pub(crate) fn step(state: u64, now: u64, rules: &Rules) -> Step {
     let Some(bumped) = state.checked_add(1) else {
         return Step::Expired;
     };
-    let next = bumped.max(floor);
-    let tick = next >> s;
+    let first = bumped.max(floor);
+    let tick = first >> s;
     if tick > rules.max_tick {
         return Step::Expired;
     }
     let horizon = now.saturating_add(rules.lead);
     let last_tick = state >> s;
-    if tick <= horizon || (rules.continue_behind && tick == last_tick) {
-        return Step::Issue(next);
+    let limit = if tick <= horizon {
+        horizon.min(rules.max_tick)
+    } else if rules.continue_behind && tick == last_tick {
+        last_tick
+    } else {
+        return Step::Wait {
+            until_tick: tick - rules.lead,
+            behind: last_tick > horizon,
+        };
+    };
+    if n <= 1 {
+        return Step::Issue { first, last: first };
     }
-    Step::Wait {
-        until_tick: tick - rules.lead,
-        behind: last_tick > horizon,
+    // States up to the end of tick `limit` may be issued; u128 as that end may be 2^64.
+    let room = (((limit as u128) + 1) << s) - first as u128;
+    let count = (n as u128).min(room) as u64;
+    Step::Issue {
+        first,
+        last: first + (count - 1),
     }
 }
 
@@ -81,95 +100,136 @@ mod tests {
         tick << S | seq
     }
 
+    fn one(state: u64, now: u64, r: &Rules) -> Step {
+        step(state, now, 1, r)
+    }
+
+    fn issue(state: u64) -> Step {
+        Step::Issue {
+            first: state,
+            last: state,
+        }
+    }
+
+    fn wait(until_tick: u64, behind: bool) -> Step {
+        Step::Wait { until_tick, behind }
+    }
+
     #[test]
     fn new_tick_starts_at_sequence_zero() {
-        assert_eq!(step(st(5, 3), 9, &rules(0, false)), Step::Issue(st(9, 0)));
-        assert_eq!(step(0, 9, &rules(0, false)), Step::Issue(st(9, 0)));
+        assert_eq!(one(st(5, 3), 9, &rules(0, false)), issue(st(9, 0)));
+        assert_eq!(one(0, 9, &rules(0, false)), issue(st(9, 0)));
     }
 
     #[test]
     fn same_tick_takes_next_sequence() {
-        assert_eq!(step(st(9, 0), 9, &rules(0, false)), Step::Issue(st(9, 1)));
-        assert_eq!(step(st(9, 2), 9, &rules(0, false)), Step::Issue(st(9, 3)));
+        assert_eq!(one(st(9, 0), 9, &rules(0, false)), issue(st(9, 1)));
+        assert_eq!(one(st(9, 2), 9, &rules(0, false)), issue(st(9, 3)));
     }
 
     #[test]
     fn exhaustion_waits_for_the_next_tick_without_lead() {
-        assert_eq!(
-            step(st(9, 3), 9, &rules(0, false)),
-            Step::Wait {
-                until_tick: 10,
-                behind: false
-            }
-        );
-        assert_eq!(step(st(9, 3), 10, &rules(0, false)), Step::Issue(st(10, 0)));
+        assert_eq!(one(st(9, 3), 9, &rules(0, false)), wait(10, false));
+        assert_eq!(one(st(9, 3), 10, &rules(0, false)), issue(st(10, 0)));
     }
 
     #[test]
     fn lead_borrows_future_ticks_up_to_the_bound() {
         let r = rules(2, false);
-        assert_eq!(step(st(9, 3), 9, &r), Step::Issue(st(10, 0)));
-        assert_eq!(step(st(10, 3), 9, &r), Step::Issue(st(11, 0)));
-        assert_eq!(
-            step(st(11, 3), 9, &r),
-            Step::Wait {
-                until_tick: 10,
-                behind: false
-            }
-        );
+        assert_eq!(one(st(9, 3), 9, &r), issue(st(10, 0)));
+        assert_eq!(one(st(10, 3), 9, &r), issue(st(11, 0)));
+        assert_eq!(one(st(11, 3), 9, &r), wait(10, false));
     }
 
     #[test]
     fn rollback_waits_or_continues_by_policy() {
         // The clock stepped back from tick 9 to tick 5.
-        assert_eq!(
-            step(st(9, 1), 5, &rules(0, false)),
-            Step::Wait {
-                until_tick: 9,
-                behind: true
-            }
-        );
-        assert_eq!(step(st(9, 1), 5, &rules(0, true)), Step::Issue(st(9, 2)));
+        assert_eq!(one(st(9, 1), 5, &rules(0, false)), wait(9, true));
+        assert_eq!(one(st(9, 1), 5, &rules(0, true)), issue(st(9, 2)));
         // Continue still never borrows beyond the lead once the tick is used up.
-        assert_eq!(
-            step(st(9, 3), 5, &rules(0, true)),
-            Step::Wait {
-                until_tick: 10,
-                behind: true
-            }
-        );
+        assert_eq!(one(st(9, 3), 5, &rules(0, true)), wait(10, true));
         // Within the lead a step back is no rollback at all.
-        assert_eq!(step(st(9, 1), 7, &rules(2, false)), Step::Issue(st(9, 2)));
+        assert_eq!(one(st(9, 1), 7, &rules(2, false)), issue(st(9, 2)));
     }
 
     #[test]
     fn time_overflow_is_expired_never_wrapped() {
         let r = rules(0, false);
-        assert_eq!(step(0, 1_001, &r), Step::Expired);
-        assert_eq!(step(st(1_000, 3), 1_000, &rules(5, false)), Step::Expired);
-        assert_eq!(step(st(1_000, 2), 1_000, &r), Step::Issue(st(1_000, 3)));
+        assert_eq!(one(0, 1_001, &r), Step::Expired);
+        assert_eq!(one(st(1_000, 3), 1_000, &rules(5, false)), Step::Expired);
+        assert_eq!(one(st(1_000, 2), 1_000, &r), issue(st(1_000, 3)));
         let full = Rules {
             sequence_bits: 0,
             max_tick: u64::MAX,
             lead: u64::MAX,
             continue_behind: true,
         };
-        assert_eq!(step(u64::MAX, u64::MAX, &full), Step::Expired);
+        assert_eq!(one(u64::MAX, u64::MAX, &full), Step::Expired);
+        assert_eq!(
+            step(u64::MAX - 3, u64::MAX - 5, 10, &full),
+            Step::Issue {
+                first: u64::MAX - 2,
+                last: u64::MAX
+            }
+        );
     }
 
     #[test]
-    fn issued_states_always_increase() {
-        // Every clock reading, every state, every policy: Issue means a larger state.
+    fn batches_stop_at_the_last_allowed_tick() {
+        // 4 per tick, no lead: from sequence 1 of tick 9 only 2 remain.
+        assert_eq!(
+            step(st(9, 1), 9, 100, &rules(0, false)),
+            Step::Issue {
+                first: st(9, 2),
+                last: st(9, 3)
+            }
+        );
+        // With 2 ticks of lead the batch spans into ticks 10 and 11.
+        assert_eq!(
+            step(st(9, 1), 9, 100, &rules(2, false)),
+            Step::Issue {
+                first: st(9, 2),
+                last: st(11, 3)
+            }
+        );
+        // A batch that fits is granted whole.
+        assert_eq!(
+            step(st(9, 1), 12, 3, &rules(0, false)),
+            Step::Issue {
+                first: st(12, 0),
+                last: st(12, 2)
+            }
+        );
+        // The layout's last tick caps a batch as the lead does.
+        assert_eq!(
+            step(st(999, 3), 1_000, 100, &rules(9, false)),
+            Step::Issue {
+                first: st(1_000, 0),
+                last: st(1_000, 3)
+            }
+        );
+    }
+
+    #[test]
+    fn issued_states_always_increase_and_respect_the_horizon() {
+        // Every clock reading, every state, every policy, several batch sizes.
         for lead in [0, 1, 3] {
             for cont in [false, true] {
                 let r = rules(lead, cont);
                 for state in 0..st(20, 3) {
                     for now in 0..25 {
-                        if let Step::Issue(next) = step(state, now, &r) {
-                            assert!(next > state);
-                            assert!(
-                                next >> S <= (now + lead).max(if cont { state >> S } else { 0 })
-                            );
+                        for n in [1, 2, 5, 9] {
+                            match step(state, now, n, &r) {
+                                Step::Issue { first, last } => {
+                                    assert!(first > state && last >= first);
+                                    assert!(last - first < n);
+                                    let allowed =
+                                        (now + lead).max(if cont { state >> S } else { 0 });
+                                    assert!(last >> S <= allowed);
+                                }
+                                Step::Wait { until_tick, .. } => assert!(until_tick > now),
+                                Step::Expired => panic!("no expiry below max_tick"),
+                            }
                         }
                     }
                 }

@@ -1,0 +1,98 @@
+//! [`IdBatch`]: a run of consecutive IDs reserved with one atomic operation.
+
+use core::iter::FusedIterator;
+
+use crate::id::Id;
+use crate::layout::Layout;
+
+/// Consecutive IDs reserved at once by [`Generator::next_ids`](crate::Generator::next_ids)
+/// (or a shard's), handed out in increasing order without touching shared memory again.
+///
+/// A batch holds consecutive `(tick, sequence)` pairs of one node: within a tick the IDs
+/// differ by one sequence step, and a batch that spans ticks (within the generator's lead)
+/// carries on at sequence 0 of the next tick.
+///
+/// ```
+/// use snowmint::{Generator, Layout};
+///
+/// let gen = Generator::new(Layout::TWITTER, 1)?;
+/// let batch = gen.next_ids(100)?;
+/// assert!(batch.len() >= 1 && batch.len() <= 100);
+/// let ids: Vec<_> = batch.collect();
+/// assert!(ids.windows(2).all(|w| w[0] < w[1]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+#[must_use = "reserved IDs are lost unless used"]
+pub struct IdBatch {
+    layout: Layout,
+    node_in_place: u64,
+    next: u64,
+    remaining: u64,
+}
+
+impl IdBatch {
+    pub(crate) fn new(layout: Layout, node_in_place: u64, first: u64, last: u64) -> IdBatch {
+        IdBatch {
+            layout,
+            node_in_place,
+            next: first,
+            remaining: last - first + 1,
+        }
+    }
+
+    /// How many IDs are left in the batch.
+    ///
+    /// ```
+    /// let gen = snowmint::Generator::new(snowmint::Layout::TWITTER, 1)?;
+    /// let mut batch = gen.next_ids(2)?;
+    /// let n = batch.len();
+    /// batch.next();
+    /// assert_eq!(batch.len(), n - 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn len(&self) -> usize {
+        usize::try_from(self.remaining).unwrap_or(usize::MAX)
+    }
+
+    /// Whether every ID has been handed out.
+    ///
+    /// ```
+    /// let gen = snowmint::Generator::new(snowmint::Layout::TWITTER, 1)?;
+    /// let mut batch = gen.next_ids(1)?;
+    /// assert!(!batch.is_empty());
+    /// batch.next();
+    /// assert!(batch.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.remaining == 0
+    }
+}
+
+impl Iterator for IdBatch {
+    type Item = Id;
+
+    #[inline]
+    fn next(&mut self) -> Option<Id> {
+        if self.remaining == 0 {
+            return None;
+        }
+        let id = self.layout.id_of_state(self.next, self.node_in_place);
+        self.remaining -= 1;
+        // Cannot overflow past the last state, which is at most u64::MAX.
+        self.next = self.next.wrapping_add(1);
+        Some(Id::from_u64(id))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.len(), usize::try_from(self.remaining).ok())
+    }
+}
+
+impl ExactSizeIterator for IdBatch {}
+
+impl FusedIterator for IdBatch {}

@@ -1,0 +1,45 @@
+//! [`StateCell`]: where a minter keeps its packed `(tick, sequence)` state.
+
+use core::cell::Cell;
+
+use crate::sync::{AtomicU64, Ordering};
+
+/// The one word of state a [`Minter`](super::minter::Minter) advances: an atomic shared by
+/// threads, or a plain cell owned by one thread (a shard lease).
+pub(crate) trait StateCell {
+    /// The current state.
+    fn get(&self) -> u64;
+    /// Replaces `current` by `next`, or returns the value found instead of `current`.
+    fn replace(&self, current: u64, next: u64) -> Result<(), u64>;
+}
+
+impl StateCell for AtomicU64 {
+    #[inline]
+    fn get(&self) -> u64 {
+        // Relaxed: the state is self-contained. Uniqueness needs only that every RMW on this
+        // one atomic reads the latest value in its modification order, which holds at any
+        // ordering; no other memory is published through it.
+        self.load(Ordering::Relaxed)
+    }
+
+    #[inline]
+    fn replace(&self, current: u64, next: u64) -> Result<(), u64> {
+        // Relaxed (both): as in `get`; a failed CAS hands back the newer state to build on.
+        self.compare_exchange_weak(current, next, Ordering::Relaxed, Ordering::Relaxed)
+            .map(drop)
+    }
+}
+
+impl StateCell for Cell<u64> {
+    #[inline]
+    fn get(&self) -> u64 {
+        Cell::get(self)
+    }
+
+    #[inline]
+    fn replace(&self, _current: u64, next: u64) -> Result<(), u64> {
+        // One owner, so nothing can have changed since `get`.
+        self.set(next);
+        Ok(())
+    }
+}

@@ -1,0 +1,271 @@
+//! [`Minter`]: the minting engine shared by [`Generator`](crate::Generator) and shard leases:
+//! the rules, the clock, the waiting, and the CAS loop over a [`StateCell`].
+
+use core::cell::Cell;
+use std::time::{Duration, Instant};
+
+use super::cell::StateCell;
+use super::rollback::Rollback;
+use super::step::{step, Rules, Step};
+use super::tick_cache::TickCache;
+use super::wait::Waiter;
+use crate::clock::Clock;
+use crate::error::MintError;
+use crate::id::Id;
+use crate::layout::Layout;
+use crate::sync::{spin_loop, SPIN_DOUBLINGS};
+
+/// Everything about minting except where the state lives and which node is stamped.
+#[derive(Debug, Clone)]
+pub(crate) struct Minter<C> {
+    pub(crate) rules: Rules,
+    pub(crate) layout: Layout,
+    pub(crate) max_wait: Duration,
+    pub(crate) rollback: Rollback,
+    pub(crate) clock: C,
+}
+
+/// Why an attempt did not issue.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Blocked {
+    Wait {
+        until_tick: u64,
+        now_nanos: u64,
+        behind: bool,
+    },
+    Fatal(MintError),
+}
+
+/// A run of consecutive states `first..=last` taken by one successful attempt.
+pub(crate) type Run = (u64, u64);
+
+/// A run and the clock tick it was taken at.
+type Taken = (u64, u64, u64);
+
+impl<C: Clock> Minter<C> {
+    pub(crate) fn new(
+        layout: Layout,
+        lead: u64,
+        max_wait: Option<Duration>,
+        rollback: Rollback,
+        clock: C,
+    ) -> Minter<C> {
+        Minter {
+            rules: Rules {
+                sequence_bits: layout.sequence_bits(),
+                max_tick: layout.max_ticks(),
+                lead,
+                continue_behind: rollback == Rollback::Continue,
+            },
+            max_wait: max_wait.unwrap_or_else(|| layout.unit().max(Duration::from_secs(1))),
+            layout,
+            rollback,
+            clock,
+        }
+    }
+
+    /// Up to `n` states, waiting at most `timeout` for at least one. A wait that cannot end
+    /// in time is not started.
+    #[inline]
+    pub(crate) fn take<S: StateCell>(
+        &self,
+        cell: &S,
+        n: u64,
+        timeout: Duration,
+    ) -> Result<Run, MintError> {
+        self.take_at(cell, n, timeout)
+            .map(|(first, last, _)| (first, last))
+    }
+
+    #[inline]
+    fn take_at<S: StateCell>(
+        &self,
+        cell: &S,
+        n: u64,
+        timeout: Duration,
+    ) -> Result<Taken, MintError> {
+        match self.attempt(cell, n) {
+            Ok(taken) => Ok(taken),
+            Err(blocked) => self.wait_and_retry(cell, n, blocked, timeout),
+        }
+    }
+
+    /// One ID for the owner of `cell`, through `cache` while the clock stays in its tick.
+    /// `node_in_place` are the owner's node bits.
+    #[inline(always)]
+    pub(crate) fn take_one_cached(
+        &self,
+        cell: &Cell<u64>,
+        cache: &TickCache,
+        node_in_place: u64,
+        timeout: Duration,
+    ) -> Result<Id, MintError> {
+        let now = self.clock.recent_unix_nanos();
+        if let Some((state, id)) = cache.next(cell.get(), now, self.layout.sequence_shift()) {
+            cell.set(state);
+            return Ok(Id::from_u64(id));
+        }
+        self.take_one_refill(cell, cache, node_in_place, timeout)
+    }
+
+    /// The general path of [`take_one_cached`](Self::take_one_cached), which then caches
+    /// the clock's tick.
+    #[inline(never)]
+    fn take_one_refill(
+        &self,
+        cell: &Cell<u64>,
+        cache: &TickCache,
+        node_in_place: u64,
+        timeout: Duration,
+    ) -> Result<Id, MintError> {
+        let (state, _, tick) = self.take_at(cell, 1, timeout)?;
+        let s = self.rules.sequence_bits;
+        // Only ticks whose past-the-end state fits in u64 are cached.
+        let end = tick.checked_add(1).filter(|&t| t <= u64::MAX >> s);
+        if let Some(end) = end {
+            let unit = self.layout.unit_nanos();
+            let start = self
+                .layout
+                .epoch_unix_nanos()
+                .saturating_add(tick.saturating_mul(unit));
+            let floor = tick << s;
+            let id_base = self.layout.id_of_state(floor, node_in_place);
+            cache.fill(start, unit, floor, end << s, id_base);
+        }
+        Ok(self.id_of(state, node_in_place))
+    }
+
+    /// Up to `n` states now, or why not.
+    #[inline]
+    pub(crate) fn try_take<S: StateCell>(&self, cell: &S, n: u64) -> Result<Run, MintError> {
+        self.attempt(cell, n)
+            .map(|(first, last, _)| (first, last))
+            .map_err(|b| self.error_of(b))
+    }
+
+    #[cold]
+    fn wait_and_retry<S: StateCell>(
+        &self,
+        cell: &S,
+        n: u64,
+        mut blocked: Blocked,
+        timeout: Duration,
+    ) -> Result<Taken, MintError> {
+        let start = Instant::now();
+        let mut waiter = Waiter::new();
+        loop {
+            let Blocked::Wait {
+                until_tick,
+                now_nanos,
+                ..
+            } = blocked
+            else {
+                return Err(self.error_of(blocked));
+            };
+            let remaining_wait = self.nanos_until(until_tick, now_nanos);
+            if remaining_wait > timeout.saturating_sub(start.elapsed()) {
+                return Err(self.error_of(blocked));
+            }
+            waiter.wait(remaining_wait);
+            match self.attempt(cell, n) {
+                Ok(taken) => return Ok(taken),
+                Err(b) => blocked = b,
+            }
+        }
+    }
+
+    /// One pass of the CAS loop: the new states and the clock tick, or why none may be
+    /// issued now.
+    #[inline(always)]
+    fn attempt<S: StateCell>(&self, cell: &S, n: u64) -> Result<Taken, Blocked> {
+        let mut now_nanos = self.clock.recent_unix_nanos();
+        let mut now = self.ticks(now_nanos)?;
+        let mut exact = false;
+        let mut doublings = 0;
+        let mut current = cell.get();
+        loop {
+            match step(current, now, n, &self.rules) {
+                Step::Issue { first, last } => match cell.replace(current, last) {
+                    Ok(()) => return Ok((first, last, now)),
+                    Err(actual) => {
+                        current = actual;
+                        for _ in 0..(1_u32 << doublings) {
+                            spin_loop();
+                        }
+                        doublings = (doublings + 1).min(SPIN_DOUBLINGS);
+                    }
+                },
+                Step::Wait { .. } if !exact => {
+                    // The cheap reading may lag: ask the exact clock before blocking.
+                    exact = true;
+                    now_nanos = self.clock.now_unix_nanos();
+                    now = self.ticks(now_nanos)?;
+                }
+                Step::Wait { until_tick, behind } => {
+                    return Err(Blocked::Wait {
+                        until_tick,
+                        now_nanos,
+                        behind,
+                    });
+                }
+                Step::Expired => {
+                    return Err(Blocked::Fatal(MintError::Expired {
+                        expiry_unix_millis: self.layout.expiry_unix_millis(),
+                    }));
+                }
+            }
+        }
+    }
+
+    /// Clock nanoseconds to ticks since the epoch.
+    #[inline]
+    fn ticks(&self, now_nanos: u64) -> Result<u64, Blocked> {
+        match now_nanos.checked_sub(self.layout.epoch_unix_nanos()) {
+            Some(since) => Ok(self.layout.ticks_from_epoch_nanos(since)),
+            None => Err(Blocked::Fatal(MintError::BeforeEpoch {
+                now_unix_millis: now_nanos / 1_000_000,
+                epoch_unix_millis: self.layout.epoch_unix_millis(),
+            })),
+        }
+    }
+
+    /// The ID of `state` for the node whose bits, in place, are `node_bits`.
+    #[inline]
+    pub(crate) fn id_of(&self, state: u64, node_bits: u64) -> Id {
+        Id::from_u64(self.layout.id_of_state(state, node_bits))
+    }
+
+    /// How long from `now_nanos` until the clock reaches `tick`.
+    fn nanos_until(&self, tick: u64, now_nanos: u64) -> Duration {
+        let at = (tick as u128 * self.layout.unit_nanos() as u128)
+            .saturating_add(self.layout.epoch_unix_nanos() as u128);
+        let nanos = at.saturating_sub(now_nanos as u128);
+        Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
+    }
+
+    fn error_of(&self, blocked: Blocked) -> MintError {
+        match blocked {
+            Blocked::Fatal(e) => e,
+            Blocked::Wait {
+                until_tick,
+                now_nanos,
+                behind: false,
+            } => MintError::Exhausted {
+                retry_after: self.nanos_until(until_tick, now_nanos),
+            },
+            Blocked::Wait {
+                until_tick,
+                now_nanos,
+                behind: true,
+            } => MintError::ClockBehind {
+                behind: self.nanos_until(until_tick, now_nanos),
+            },
+        }
+    }
+
+    /// The state that resumes after `id`: the new owner only issues greater IDs.
+    pub(crate) fn state_after(&self, id: Id) -> u64 {
+        let d = self.layout.decode(id);
+        d.ticks() << self.rules.sequence_bits | d.sequence()
+    }
+}

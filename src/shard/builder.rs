@@ -1,0 +1,156 @@
+//! [`ShardedBuilder`]: settings of a sharded generator.
+
+use std::time::Duration;
+
+use super::ShardedGenerator;
+use crate::clock::Clock;
+use crate::error::LayoutError;
+use crate::generator::{GeneratorBuilder, Rollback};
+use crate::id::Id;
+
+/// Default shard bits: 63 exclusive shards, more than the cores of most servers.
+const DEFAULT_SHARD_BITS: u8 = 6;
+
+/// Settings of a [`ShardedGenerator`]: the host number, how many node bits number shards,
+/// and the minting settings every shard shares.
+///
+/// ```
+/// use std::time::Duration;
+/// use snowmint::{Layout, ShardedGenerator, WallClock};
+///
+/// let gen = ShardedGenerator::builder(Layout::SONYFLAKE)
+///     .shard_bits(6)       // 63 shards + 1 overflow shard...
+///     .host(1_000)         // ...under host 1000 of 1024 (10 bits left)
+///     .lead_ticks(1)
+///     .max_wait(Duration::from_millis(50))
+///     .clock(WallClock)
+///     .build()?;
+/// assert_eq!(gen.shards(), 63);
+/// # Ok::<(), snowmint::LayoutError>(())
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct ShardedBuilder<C> {
+    inner: GeneratorBuilder<C>,
+    shard_bits: Option<u8>,
+}
+
+impl<C: Clock> ShardedBuilder<C> {
+    pub(crate) fn new(inner: GeneratorBuilder<C>) -> ShardedBuilder<C> {
+        ShardedBuilder {
+            inner,
+            shard_bits: None,
+        }
+    }
+
+    /// Bits of the node field that number shards, from the bottom (1 to the layout's node
+    /// bits, at most 16; default 6, or the node bits if fewer).
+    ///
+    /// ```
+    /// use snowmint::{Layout, LayoutError, ShardedGenerator};
+    /// let err = ShardedGenerator::builder(Layout::TWITTER).shard_bits(11).build().unwrap_err();
+    /// assert_eq!(err, LayoutError::ShardBitsOutOfRange { shard_bits: 11, max: 10 });
+    /// ```
+    pub fn shard_bits(mut self, bits: u8) -> Self {
+        self.shard_bits = Some(bits);
+        self
+    }
+
+    /// The host number: the node bits above the shard bits (default 0).
+    ///
+    /// ```
+    /// use snowmint::{Layout, LayoutError, ShardedGenerator};
+    /// // Twitter: 10 node bits - 6 shard bits = 4 host bits.
+    /// let err = ShardedGenerator::builder(Layout::TWITTER).host(16).build().unwrap_err();
+    /// assert_eq!(err, LayoutError::HostOutOfRange { host: 16, max: 15 });
+    /// ```
+    pub fn host(mut self, host: u64) -> Self {
+        self.inner = self.inner.node(host);
+        self
+    }
+
+    /// Future ticks each shard may borrow, as [`GeneratorBuilder::lead_ticks`].
+    ///
+    /// ```
+    /// let b = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).lead_ticks(2);
+    /// assert!(b.build().is_ok());
+    /// ```
+    pub fn lead_ticks(mut self, ticks: u64) -> Self {
+        self.inner = self.inner.lead_ticks(ticks);
+        self
+    }
+
+    /// The longest a blocking call waits, as [`GeneratorBuilder::max_wait`].
+    ///
+    /// ```
+    /// let b = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER)
+    ///     .max_wait(std::time::Duration::from_millis(5));
+    /// assert!(b.build().is_ok());
+    /// ```
+    pub fn max_wait(mut self, max_wait: Duration) -> Self {
+        self.inner = self.inner.max_wait(max_wait);
+        self
+    }
+
+    /// The policy for a clock behind the last issued time, as
+    /// [`GeneratorBuilder::on_rollback`].
+    ///
+    /// ```
+    /// let b = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER)
+    ///     .on_rollback(snowmint::Rollback::Wait);
+    /// assert!(b.build().is_ok());
+    /// ```
+    pub fn on_rollback(mut self, policy: Rollback) -> Self {
+        self.inner = self.inner.on_rollback(policy);
+        self
+    }
+
+    /// Every shard resumes after this ID (the last one issued under this host before a
+    /// restart, for example): all IDs minted are greater.
+    ///
+    /// ```
+    /// use snowmint::{Layout, ShardedGenerator};
+    /// let old = ShardedGenerator::builder(Layout::TWITTER).build()?;
+    /// let last = old.next_id()?;
+    /// let new = ShardedGenerator::builder(Layout::TWITTER).start_after(last).build()?;
+    /// assert!(new.next_id()? > last);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn start_after(mut self, id: Id) -> Self {
+        self.inner = self.inner.start_after(id);
+        self
+    }
+
+    /// Uses another clock.
+    ///
+    /// ```
+    /// use snowmint::{Layout, ManualClock, ShardedGenerator};
+    /// let gen = ShardedGenerator::builder(Layout::TWITTER)
+    ///     .clock(ManualClock::at_unix_millis(1_700_000_000_000))
+    ///     .build()?;
+    /// assert_eq!(Layout::TWITTER.decode(gen.next_id()?).unix_millis(), 1_700_000_000_000);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn clock<D: Clock>(self, clock: D) -> ShardedBuilder<D> {
+        ShardedBuilder {
+            inner: self.inner.clock(clock),
+            shard_bits: self.shard_bits,
+        }
+    }
+
+    /// Checks the split and builds the generator.
+    ///
+    /// ```
+    /// use snowmint::{Layout, ShardedGenerator};
+    /// let gen = ShardedGenerator::builder(Layout::DISCORD).shard_bits(5).host(31).build()?;
+    /// assert_eq!(gen.shards(), 31);
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub fn build(self) -> Result<ShardedGenerator<C>, LayoutError> {
+        let shard_bits = self
+            .shard_bits
+            .unwrap_or_else(|| DEFAULT_SHARD_BITS.min(self.inner.layout().node_bits()));
+        let (minter, host, start) = self.inner.into_parts();
+        ShardedGenerator::from_parts(minter, host, shard_bits, start)
+    }
+}

@@ -1,0 +1,130 @@
+//! [`Lease`]: one shard owned by one worker.
+
+use std::sync::Arc;
+
+use super::slots::Hold;
+use super::Shared;
+use crate::batch::IdBatch;
+use crate::clock::{Clock, TscClock};
+use crate::error::MintError;
+use crate::id::Id;
+
+/// One shard of a [`ShardedGenerator`](crate::ShardedGenerator), owned by one worker: minting
+/// reads the clock and updates a plain field, with no thread-local lookup and no atomic
+/// read-modify-write. `Send` but not `Sync`. Dropping it hands the shard back with its last
+/// time and sequence, so its next holder continues after them.
+///
+/// ```
+/// use snowmint::{Layout, ShardedGenerator};
+///
+/// let gen = ShardedGenerator::builder(Layout::TWITTER).build()?;
+/// std::thread::scope(|s| {
+///     for _ in 0..2 {
+///         let mut lease = gen.lease().expect("63 shards");
+///         s.spawn(move || {
+///             let mut last = lease.next_id().unwrap();
+///             for _ in 0..1_000 {
+///                 let id = lease.next_id().unwrap();
+///                 assert!(id > last);
+///                 last = id;
+///             }
+///         });
+///     }
+/// });
+/// # Ok::<(), snowmint::LayoutError>(())
+/// ```
+pub struct Lease<C = TscClock> {
+    shared: Arc<Shared<C>>,
+    hold: Hold,
+}
+
+impl<C: Clock> Lease<C> {
+    pub(crate) fn new(shared: Arc<Shared<C>>, hold: Hold) -> Lease<C> {
+        Lease { shared, hold }
+    }
+
+    /// The next ID, waiting (at most `max_wait`) if this shard's tick is used up.
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
+    /// let mut lease = gen.lease()?;
+    /// assert!(lease.next_id()? < lease.next_id()?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn next_id(&mut self) -> Result<Id, MintError> {
+        let m = &self.shared.minter;
+        let h = &self.hold;
+        m.take_one_cached(&h.state, &h.cache, h.node_in_place, m.max_wait)
+    }
+
+    /// The next ID, or at once an error saying why not.
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
+    /// assert!(gen.lease()?.try_next_id().is_ok());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn try_next_id(&mut self) -> Result<Id, MintError> {
+        let m = &self.shared.minter;
+        let (state, _) = m.try_take(&self.hold.state, 1)?;
+        Ok(m.id_of(state, self.hold.node_in_place))
+    }
+
+    /// Reserves up to `n` consecutive IDs on this shard, as
+    /// [`Generator::next_ids`](crate::Generator::next_ids).
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
+    /// let mut lease = gen.lease()?;
+    /// let ids: Vec<_> = lease.next_ids(64)?.collect();
+    /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn next_ids(&mut self, n: u64) -> Result<IdBatch, MintError> {
+        let m = &self.shared.minter;
+        let (first, last) = m.take(&self.hold.state, n, m.max_wait)?;
+        Ok(IdBatch::new(m.layout, self.hold.node_in_place, first, last))
+    }
+
+    /// Reserves up to `n` consecutive IDs on this shard without waiting.
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
+    /// assert!(!gen.lease()?.try_next_ids(8)?.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn try_next_ids(&mut self, n: u64) -> Result<IdBatch, MintError> {
+        let m = &self.shared.minter;
+        let (first, last) = m.try_take(&self.hold.state, n)?;
+        Ok(IdBatch::new(m.layout, self.hold.node_in_place, first, last))
+    }
+
+    /// The shard's full node number (host and shard bits).
+    ///
+    /// ```
+    /// use snowmint::{Layout, ShardedGenerator};
+    /// let gen = ShardedGenerator::builder(Layout::TWITTER).host(2).build()?;
+    /// let lease = gen.lease()?;
+    /// assert_eq!(lease.node(), 2 << 6);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn node(&self) -> u64 {
+        self.shared.host() << self.shared.shard_bits | self.hold.index() as u64
+    }
+}
+
+impl<C> Shared<C> {
+    fn host(&self) -> u64 {
+        self.host
+    }
+}
+
+impl<C> core::fmt::Debug for Lease<C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Lease")
+            .field("shard", &self.hold.index())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,320 @@
+//! [`ShardedGenerator`]: minting that scales with threads, each thread on a shard of its own.
+
+mod builder;
+mod lease;
+mod local;
+mod slots;
+
+pub use self::builder::ShardedBuilder;
+pub use self::lease::Lease;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use self::local::Shard;
+use self::slots::Slots;
+use crate::batch::IdBatch;
+use crate::clock::{Clock, TscClock};
+use crate::error::{LayoutError, MintError};
+use crate::generator::minter::Minter;
+use crate::id::Id;
+use crate::layout::Layout;
+
+/// A generator whose node field is split into a host part and a shard part, so that every
+/// thread mints on a shard of its own: no shared cache line, no atomic read-modify-write on
+/// the hot path, and the layout's cap multiplied by the number of shards.
+///
+/// - [`next_id`](Self::next_id) (`&self`, for a `static` or an `Arc`): the calling thread
+///   takes a free shard on first use and keeps it in a thread-local; each generator has its
+///   own entry, so several sharded generators never share a shard by accident.
+/// - [`lease`](Self::lease): an owned, `!Sync` [`Lease`] of one shard for a worker loop,
+///   without the thread-local lookup.
+///
+/// A shard goes back to the pool when its thread exits (or its lease is dropped) *with its
+/// last time and sequence*, and whoever takes it next continues after them: a reused shard
+/// never repeats an ID. The highest shard number is the **overflow shard**: when every other
+/// shard is held, `next_id` mints on it, shared by CAS like a plain [`Generator`](crate::Generator),
+/// and tries again for a shard of its own every 1,024 IDs. Nothing ever blocks for a shard,
+/// and [`lease`](Self::lease) returns [`MintError::NoFreeShard`] instead.
+///
+/// Two sharded generators (in one process or many) must have different hosts, as two plain
+/// generators must have different nodes.
+///
+/// ```
+/// use std::sync::Arc;
+/// use snowmint::{Layout, ShardedGenerator};
+///
+/// // Sonyflake's 16 machine bits: 10 for the host, 6 for 63 shards plus the overflow.
+/// let gen = Arc::new(ShardedGenerator::builder(Layout::SONYFLAKE).shard_bits(6).host(513).build()?);
+/// let handles: Vec<_> = (0..4)
+///     .map(|_| {
+///         let gen = Arc::clone(&gen);
+///         std::thread::spawn(move || (0..100).map(|_| gen.next_id()).collect::<Result<Vec<_>, _>>())
+///     })
+///     .collect();
+/// let mut all = Vec::new();
+/// for h in handles {
+///     all.extend(h.join().unwrap()?);
+/// }
+/// all.sort();
+/// all.dedup();
+/// assert_eq!(all.len(), 400);
+/// assert!(all.iter().all(|&id| Layout::SONYFLAKE.decode(id).node() >> 6 == 513));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct ShardedGenerator<C = TscClock> {
+    shared: Arc<Shared<C>>,
+}
+
+/// What every lease and thread of one sharded generator uses.
+pub(crate) struct Shared<C> {
+    pub(crate) minter: Minter<C>,
+    pub(crate) slots: Arc<Slots>,
+    host: u64,
+    shard_bits: u8,
+}
+
+impl ShardedGenerator {
+    /// Settings for a sharded generator on the shared [`TscClock`]: host 0 and 6 shard bits
+    /// (or all node bits, if the layout has fewer).
+    ///
+    /// ```
+    /// use snowmint::{Layout, ShardedGenerator};
+    /// let gen = ShardedGenerator::builder(Layout::TWITTER).build()?;
+    /// assert_eq!((gen.host(), gen.shard_bits(), gen.shards()), (0, 6, 63));
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub fn builder(layout: Layout) -> ShardedBuilder<TscClock> {
+        ShardedBuilder::new(crate::Generator::builder(layout))
+    }
+}
+
+impl<C: Clock> ShardedGenerator<C> {
+    pub(crate) fn from_parts(
+        minter: Minter<C>,
+        host: u64,
+        shard_bits: u8,
+        start: u64,
+    ) -> Result<Self, LayoutError> {
+        let layout = minter.layout;
+        let max_shard_bits = layout.node_bits().min(16);
+        if shard_bits == 0 || shard_bits > max_shard_bits {
+            return Err(LayoutError::ShardBitsOutOfRange {
+                shard_bits,
+                max: max_shard_bits,
+            });
+        }
+        let max_host = layout.max_node() >> shard_bits;
+        if host > max_host {
+            return Err(LayoutError::HostOutOfRange {
+                host,
+                max: max_host,
+            });
+        }
+        let base = host << shard_bits;
+        let overflow = (1_u64 << shard_bits) - 1;
+        let slots = Slots::new(
+            (0..overflow).map(|shard| layout.node_in_place(base | shard)),
+            layout.node_in_place(base | overflow),
+            start,
+            layout.sequence_bits(),
+        );
+        Ok(ShardedGenerator {
+            shared: Arc::new(Shared {
+                minter,
+                slots: Arc::new(slots),
+                host,
+                shard_bits,
+            }),
+        })
+    }
+
+    /// The next ID from this thread's shard, waiting (at most `max_wait`) if the shard's
+    /// sequence for this tick is used up.
+    ///
+    /// ```
+    /// use snowmint::{Layout, ShardedGenerator};
+    /// let gen = ShardedGenerator::builder(Layout::TWITTER).host(3).build()?;
+    /// let a = gen.next_id()?;
+    /// let b = gen.next_id()?;
+    /// assert!(b > a);
+    /// assert_eq!(Layout::TWITTER.decode(a).node() >> 6, 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn next_id(&self) -> Result<Id, MintError> {
+        let m = &self.shared.minter;
+        local::with(&self.shared.slots, |shard| match shard {
+            Shard::Own(h) => m.take_one_cached(&h.state, &h.cache, h.node_in_place, m.max_wait),
+            Shard::Overflow(last) => {
+                let slots = &self.shared.slots;
+                let (state, _) = m.take(&*slots.overflow, 1, m.max_wait)?;
+                last.set(state);
+                Ok(m.id_of(state, slots.overflow_node_in_place))
+            }
+        })
+    }
+
+    /// The next ID from this thread's shard, or at once an error saying why not.
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
+    /// assert!(gen.try_next_id().is_ok());
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    #[inline]
+    pub fn try_next_id(&self) -> Result<Id, MintError> {
+        Ok(self.try_next_ids(1)?.next().unwrap_or(Id::MIN))
+    }
+
+    /// Reserves up to `n` consecutive IDs on this thread's shard, as
+    /// [`Generator::next_ids`](crate::Generator::next_ids).
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
+    /// let batch = gen.next_ids(4_096)?;
+    /// assert!(!batch.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
+        self.batch(n, true)
+    }
+
+    /// Reserves up to `n` consecutive IDs on this thread's shard without waiting.
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
+    /// assert!(gen.try_next_ids(10)?.len() >= 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
+        self.batch(n, false)
+    }
+
+    fn batch(&self, n: u64, wait: bool) -> Result<IdBatch, MintError> {
+        let m = &self.shared.minter;
+        let slots = &self.shared.slots;
+        // A zero timeout never starts a wait: the non-blocking form.
+        let timeout = if wait { m.max_wait } else { Duration::ZERO };
+        local::with(slots, |shard| match shard {
+            Shard::Own(hold) => {
+                let (first, last) = m.take(&hold.state, n, timeout)?;
+                Ok(IdBatch::new(m.layout, hold.node_in_place, first, last))
+            }
+            Shard::Overflow(overflow_last) => {
+                let (first, last) = m.take(&*slots.overflow, n, timeout)?;
+                overflow_last.set(last);
+                Ok(IdBatch::new(
+                    m.layout,
+                    slots.overflow_node_in_place,
+                    first,
+                    last,
+                ))
+            }
+        })
+    }
+
+    /// An owned lease of a free shard for a worker loop, or [`MintError::NoFreeShard`].
+    ///
+    /// ```
+    /// use snowmint::{Layout, ShardedGenerator};
+    /// let gen = ShardedGenerator::builder(Layout::TWITTER).shard_bits(1).build()?;
+    /// let mut lease = gen.lease()?;          // the one exclusive shard
+    /// assert!(gen.lease().is_err());         // none left
+    /// let id = lease.next_id()?;
+    /// drop(lease);                           // handed back with its state
+    /// let mut again = gen.lease()?;
+    /// assert!(again.next_id()? > id);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn lease(&self) -> Result<Lease<C>, MintError> {
+        match self.shared.slots.acquire() {
+            Some(hold) => Ok(Lease::new(Arc::clone(&self.shared), hold)),
+            None => Err(MintError::NoFreeShard {
+                shards: self.shared.slots.len() as u64,
+            }),
+        }
+    }
+
+    /// Hands back the calling thread's shard now rather than when the thread exits (for
+    /// thread pools whose threads outlive their use of the generator).
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
+    /// gen.next_id()?;
+    /// assert_eq!(gen.local_shard(), Some(0));
+    /// gen.release_local();
+    /// assert_eq!(gen.local_shard(), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn release_local(&self) {
+        local::release(&self.shared.slots);
+    }
+
+    /// The calling thread's exclusive shard number, if it holds one.
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
+    /// assert_eq!(gen.local_shard(), None);
+    /// gen.next_id()?;
+    /// assert!(gen.local_shard().is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn local_shard(&self) -> Option<u64> {
+        local::shard_index(&self.shared.slots).map(|i| i as u64)
+    }
+
+    /// The layout of the IDs.
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::SONYFLAKE).build()?;
+    /// assert_eq!(*gen.layout(), snowmint::Layout::SONYFLAKE);
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub fn layout(&self) -> &Layout {
+        &self.shared.minter.layout
+    }
+
+    /// The host part of the node field (above the shard bits).
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::SONYFLAKE).host(9).build()?;
+    /// assert_eq!(gen.host(), 9);
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub fn host(&self) -> u64 {
+        self.shared.host
+    }
+
+    /// Bits of the node field that number shards.
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::SONYFLAKE).shard_bits(4).build()?;
+    /// assert_eq!(gen.shard_bits(), 4);
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub fn shard_bits(&self) -> u8 {
+        self.shared.shard_bits
+    }
+
+    /// How many exclusive shards there are: `2^shard_bits - 1` (the last is the overflow).
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::SONYFLAKE).shard_bits(4).build()?;
+    /// assert_eq!(gen.shards(), 15);
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub fn shards(&self) -> u64 {
+        self.shared.slots.len() as u64
+    }
+}
+
+impl<C> core::fmt::Debug for ShardedGenerator<C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ShardedGenerator")
+            .field("layout", &self.shared.minter.layout)
+            .field("host", &self.shared.host)
+            .field("shard_bits", &self.shared.shard_bits)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,338 @@
+//! The shared generator: uniqueness under threads, waiting, lead, rollback and limits.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use snowmint::{Clock, Generator, Id, Layout, ManualClock, MintError, Rollback};
+
+const NOW_MS: u64 = 1_700_000_000_000;
+
+fn frozen() -> ManualClock {
+    ManualClock::at_unix_millis(NOW_MS)
+}
+
+/// Mints `per_thread` IDs on each of `threads` threads and returns each thread's IDs.
+fn mint_on_threads(gen: &Arc<Generator>, threads: usize, per_thread: usize) -> Vec<Vec<Id>> {
+    let handles: Vec<_> = (0..threads)
+        .map(|_| {
+            let gen = Arc::clone(gen);
+            std::thread::spawn(move || {
+                (0..per_thread)
+                    .map(|_| gen.next_id().expect("mint"))
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    handles
+        .into_iter()
+        .map(|h| h.join().expect("thread"))
+        .collect()
+}
+
+fn assert_unique_and_increasing(runs: &[Vec<Id>]) {
+    let mut all = HashSet::new();
+    for run in runs {
+        assert!(
+            run.windows(2).all(|w| w[0] < w[1]),
+            "per-thread IDs must strictly increase"
+        );
+        for id in run {
+            assert!(all.insert(*id), "duplicate ID {id}");
+        }
+    }
+}
+
+#[test]
+fn more_threads_than_cores_never_duplicate_uncapped() {
+    let layout = Layout::builder()
+        .node_bits(0)
+        .sequence_bits(22)
+        .build_const();
+    let gen = Arc::new(Generator::new(layout, 0).unwrap());
+    let runs = mint_on_threads(&gen, 8, 25_000);
+    assert_unique_and_increasing(&runs);
+}
+
+#[test]
+fn more_threads_than_cores_never_duplicate_at_the_twitter_cap() {
+    // 8 x 10,000 IDs at 4,096 per ms: threads contend for exhausted ticks and wait.
+    let gen = Arc::new(Generator::new(Layout::TWITTER, 1023).unwrap());
+    let runs = mint_on_threads(&gen, 8, 10_000);
+    assert_unique_and_increasing(&runs);
+    let decoded = Layout::TWITTER.decode(runs[0][0]);
+    assert_eq!(decoded.node(), 1023);
+}
+
+#[test]
+fn the_sequence_fills_a_tick_before_time_moves() {
+    let gen = Generator::with_clock(Layout::TWITTER, frozen())
+        .build()
+        .unwrap();
+    for expected in 0..4_096 {
+        let d = Layout::TWITTER.decode(gen.try_next_id().unwrap());
+        assert_eq!((d.unix_millis(), d.sequence()), (NOW_MS, expected));
+    }
+    match gen.try_next_id() {
+        Err(MintError::Exhausted { retry_after }) => {
+            assert_eq!(retry_after, Duration::from_millis(1))
+        }
+        other => panic!("expected exhaustion, got {other:?}"),
+    }
+}
+
+#[test]
+fn blocking_call_waits_for_the_next_tick_when_the_clock_moves() {
+    let clock = frozen();
+    let gen = Generator::with_clock(Layout::TWITTER, clock.clone())
+        .build()
+        .unwrap();
+    for _ in 0..4_096 {
+        gen.try_next_id().unwrap();
+    }
+    let ticker = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(20));
+        clock.advance(Duration::from_millis(1));
+    });
+    let id = gen.next_id().expect("the clock moves within max_wait");
+    ticker.join().unwrap();
+    let d = Layout::TWITTER.decode(id);
+    assert_eq!((d.unix_millis(), d.sequence()), (NOW_MS + 1, 0));
+}
+
+#[test]
+fn blocking_call_gives_up_at_max_wait_with_the_reason() {
+    let gen = Generator::with_clock(Layout::TWITTER, frozen())
+        .max_wait(Duration::from_millis(30))
+        .build()
+        .unwrap();
+    for _ in 0..4_096 {
+        gen.next_id().unwrap();
+    }
+    let started = Instant::now();
+    // The clock never moves: the 1 ms wait fits in 30 ms, so the call spins until it gives up.
+    let err = gen.next_id().unwrap_err();
+    let waited = started.elapsed();
+    assert!(matches!(err, MintError::Exhausted { .. }), "{err:?}");
+    assert!(
+        waited >= Duration::from_millis(29),
+        "gave up early: {waited:?}"
+    );
+    assert!(
+        waited < Duration::from_secs(5),
+        "waited without bound: {waited:?}"
+    );
+}
+
+#[test]
+fn lead_borrows_at_most_its_bound() {
+    let clock = frozen();
+    let gen = Generator::with_clock(Layout::SONYFLAKE, clock.clone())
+        .lead_ticks(3)
+        .build()
+        .unwrap();
+    let mut last = None;
+    for _ in 0..(4 * 256) {
+        let id = gen.try_next_id().unwrap();
+        let ahead = Layout::SONYFLAKE.decode(id).unix_millis() - NOW_MS;
+        assert!(ahead <= 30, "more than 3 ticks of 10 ms ahead: {ahead} ms");
+        assert!(Some(id) > last);
+        last = Some(id);
+    }
+    assert!(matches!(
+        gen.try_next_id(),
+        Err(MintError::Exhausted { .. })
+    ));
+    clock.advance(Duration::from_millis(10));
+    assert!(
+        gen.try_next_id().is_ok(),
+        "one more tick of lead after the clock moved"
+    );
+}
+
+#[test]
+fn rollback_continue_uses_the_rest_of_the_last_tick_then_refuses() {
+    let clock = frozen();
+    let gen = Generator::with_clock(Layout::SONYFLAKE, clock.clone())
+        .build()
+        .unwrap();
+    let first = gen.try_next_id().unwrap();
+    clock.rewind(Duration::from_secs(60));
+    let mut last = first;
+    for _ in 0..255 {
+        let id = gen
+            .try_next_id()
+            .expect("the last tick still has sequence numbers");
+        assert!(id > last);
+        assert_eq!(Layout::SONYFLAKE.decode(id).unix_millis(), NOW_MS);
+        last = id;
+    }
+    match gen.try_next_id() {
+        Err(MintError::ClockBehind { behind }) => {
+            assert_eq!(behind, Duration::from_secs(60) + Duration::from_millis(10));
+        }
+        other => panic!("expected ClockBehind, got {other:?}"),
+    }
+    clock.advance(Duration::from_secs(60) + Duration::from_millis(10));
+    assert!(
+        gen.try_next_id().unwrap() > last,
+        "minting resumes above the last ID"
+    );
+}
+
+#[test]
+fn rollback_wait_refuses_at_once_and_resumes_above_the_last_id() {
+    let clock = frozen();
+    let gen = Generator::with_clock(Layout::TWITTER, clock.clone())
+        .on_rollback(Rollback::Wait)
+        .max_wait(Duration::from_millis(50))
+        .build()
+        .unwrap();
+    let before = gen.next_id().unwrap();
+    clock.rewind(Duration::from_millis(500));
+    let started = Instant::now();
+    match gen.next_id() {
+        Err(MintError::ClockBehind { behind }) => assert_eq!(behind, Duration::from_millis(500)),
+        other => panic!("expected ClockBehind, got {other:?}"),
+    }
+    assert!(
+        started.elapsed() < Duration::from_millis(50),
+        "a wait longer than max_wait is not started"
+    );
+    clock.advance(Duration::from_millis(499));
+    assert!(matches!(
+        gen.try_next_id(),
+        Err(MintError::ClockBehind { .. })
+    ));
+    clock.advance(Duration::from_millis(1));
+    let after = gen.next_id().unwrap();
+    assert!(after > before);
+}
+
+#[test]
+fn a_small_rollback_is_waited_out_by_a_blocking_call() {
+    let clock = frozen();
+    let gen = Arc::new(
+        Generator::with_clock(Layout::TWITTER, clock.clone())
+            .on_rollback(Rollback::Wait)
+            .build()
+            .unwrap(),
+    );
+    let before = gen.next_id().unwrap();
+    clock.rewind(Duration::from_millis(3));
+    let mover = std::thread::spawn(move || {
+        for _ in 0..3 {
+            std::thread::sleep(Duration::from_millis(5));
+            clock.advance(Duration::from_millis(1));
+        }
+    });
+    let after = gen.next_id().expect("the clock catches up within max_wait");
+    mover.join().unwrap();
+    assert!(after > before);
+}
+
+#[test]
+fn the_clock_before_the_epoch_is_an_error() {
+    let clock = ManualClock::at_unix_millis(Layout::TWITTER.epoch_unix_millis() - 1);
+    let gen = Generator::with_clock(Layout::TWITTER, clock)
+        .build()
+        .unwrap();
+    let err = gen.next_id().unwrap_err();
+    assert_eq!(
+        err,
+        MintError::BeforeEpoch {
+            now_unix_millis: 1_288_834_974_656,
+            epoch_unix_millis: 1_288_834_974_657
+        }
+    );
+    assert!(err.to_string().contains("allowed from 1288834974657 ms"));
+}
+
+#[test]
+fn an_expired_layout_refuses_instead_of_wrapping() {
+    // 4 time bits of 1 s from the Unix epoch: expired at 16 s.
+    let layout = Layout::builder()
+        .time_bits(4)
+        .node_bits(0)
+        .sequence_bits(1)
+        .unit(Duration::from_secs(1))
+        .epoch_unix_millis(0)
+        .build_const();
+    let clock = ManualClock::at_unix_millis(15_000);
+    let gen = Generator::with_clock(layout, clock.clone())
+        .build()
+        .unwrap();
+    assert_eq!(gen.try_next_id().unwrap().to_u64(), 15 << 1);
+    assert_eq!(gen.try_next_id().unwrap().to_u64(), 15 << 1 | 1);
+    // The last tick is full and there is no next tick, whatever the lead.
+    assert_eq!(
+        gen.try_next_id(),
+        Err(MintError::Expired {
+            expiry_unix_millis: 16_000
+        })
+    );
+    clock.advance(Duration::from_secs(100));
+    assert_eq!(
+        gen.next_id(),
+        Err(MintError::Expired {
+            expiry_unix_millis: 16_000
+        })
+    );
+}
+
+#[test]
+fn a_restarted_generator_resumes_after_its_last_id() {
+    let clock = frozen();
+    let old = Generator::with_clock(Layout::TWITTER, clock.clone())
+        .node(4)
+        .build()
+        .unwrap();
+    for _ in 0..10 {
+        old.next_id().unwrap();
+    }
+    let last = old.last_id().unwrap();
+    // The restarted process's clock is 2 s behind.
+    clock.rewind(Duration::from_secs(2));
+    let new = Generator::with_clock(Layout::TWITTER, clock.clone())
+        .node(4)
+        .start_after(last)
+        .build()
+        .unwrap();
+    let id = new.next_id().unwrap();
+    assert!(id > last);
+    assert_eq!(Layout::TWITTER.decode(id).unix_millis(), NOW_MS);
+}
+
+#[test]
+fn batches_are_consecutive_and_disjoint_from_single_ids() {
+    let clock = frozen();
+    let gen = Generator::with_clock(Layout::TWITTER, clock.clone())
+        .node(9)
+        .build()
+        .unwrap();
+    let single = gen.next_id().unwrap();
+    let batch: Vec<Id> = gen.next_ids(100).unwrap().collect();
+    assert_eq!(batch.len(), 100);
+    assert!(batch[0] > single);
+    for w in batch.windows(2) {
+        assert_eq!(w[1].to_u64() - w[0].to_u64(), 1, "one sequence step apart");
+    }
+    // The rest of the tick, then nothing until the clock moves.
+    assert_eq!(gen.try_next_ids(10_000).unwrap().len(), 4_096 - 101);
+    assert!(gen.try_next_ids(1).is_err());
+    clock.advance(Duration::from_millis(1));
+    let next: Vec<Id> = gen.next_ids(3).unwrap().collect();
+    assert_eq!(Layout::TWITTER.decode(next[0]).sequence(), 0);
+}
+
+#[test]
+fn clocks_are_read_through_the_trait_objects_too() {
+    let clock: Arc<dyn Clock> = Arc::new(frozen());
+    let gen = Generator::with_clock(Layout::TWITTER, clock)
+        .build()
+        .unwrap();
+    assert_eq!(
+        Layout::TWITTER.decode(gen.next_id().unwrap()).unix_millis(),
+        NOW_MS
+    );
+}

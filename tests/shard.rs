@@ -1,0 +1,252 @@
+//! Sharded generators: per-thread shards, leases, reuse after release, the overflow shard.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Barrier};
+
+use snowmint::{Id, Layout, LayoutError, ManualClock, MintError, ShardedGenerator};
+
+const NOW_MS: u64 = 1_700_000_000_000;
+
+fn frozen() -> ManualClock {
+    ManualClock::at_unix_millis(NOW_MS)
+}
+
+fn node_of(id: Id) -> u64 {
+    Layout::TWITTER.decode(id).node()
+}
+
+#[test]
+fn a_reused_lease_continues_after_its_last_id() {
+    // One exclusive shard and a clock that never moves: only the handed-back state can
+    // keep the second holder from repeating the first holder's IDs.
+    let gen = ShardedGenerator::builder(Layout::TWITTER)
+        .shard_bits(1)
+        .clock(frozen())
+        .build()
+        .unwrap();
+    let mut seen = HashSet::new();
+    for round in 0..4 {
+        let mut lease = gen.lease().unwrap();
+        for _ in 0..1_000 {
+            let id = lease.next_id().unwrap();
+            assert!(seen.insert(id), "round {round} repeated {id}");
+        }
+    }
+    assert_eq!(seen.len(), 4_000);
+}
+
+#[test]
+fn a_thread_that_exits_hands_its_shard_back_with_its_state() {
+    let gen = Arc::new(
+        ShardedGenerator::builder(Layout::TWITTER)
+            .shard_bits(1)
+            .clock(frozen())
+            .build()
+            .unwrap(),
+    );
+    let mut seen = HashSet::new();
+    for _ in 0..4 {
+        let g = Arc::clone(&gen);
+        let ids = std::thread::spawn(move || {
+            let ids: Vec<Id> = (0..500).map(|_| g.next_id().unwrap()).collect();
+            assert_eq!(g.local_shard(), Some(0), "the one exclusive shard was free");
+            ids
+        })
+        .join()
+        .unwrap();
+        for id in ids {
+            assert_eq!(node_of(id), 0, "minted on shard 0, not the overflow shard");
+            assert!(seen.insert(id), "a later thread repeated {id}");
+        }
+    }
+    // And the shard is free again for an owned lease.
+    let mut lease = gen.lease().expect("the last thread handed the shard back");
+    assert!(seen.insert(lease.next_id().unwrap()));
+}
+
+#[test]
+fn threads_beyond_the_shards_mint_on_the_overflow_shard() {
+    let gen = ShardedGenerator::builder(Layout::TWITTER)
+        .shard_bits(1)
+        .host(5)
+        .clock(frozen())
+        .build()
+        .unwrap();
+    let mut lease = gen.lease().unwrap();
+    assert!(matches!(
+        gen.lease(),
+        Err(MintError::NoFreeShard { shards: 1 })
+    ));
+    let gen = &gen;
+    let from_threads: Vec<Id> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..3)
+            .map(|_| s.spawn(move || (0..200).map(|_| gen.next_id().unwrap()).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    let mut seen = HashSet::new();
+    for &id in &from_threads {
+        assert_eq!(node_of(id), 5 << 1 | 1, "the overflow shard is the highest");
+        assert!(seen.insert(id));
+    }
+    for _ in 0..200 {
+        let id = lease.next_id().unwrap();
+        assert_eq!(node_of(id), 5 << 1);
+        assert!(seen.insert(id));
+    }
+}
+
+#[test]
+fn two_sharded_generators_keep_separate_thread_state() {
+    let a = ShardedGenerator::builder(Layout::TWITTER)
+        .host(1)
+        .clock(frozen())
+        .build()
+        .unwrap();
+    let b = ShardedGenerator::builder(Layout::TWITTER)
+        .host(2)
+        .clock(frozen())
+        .build()
+        .unwrap();
+    let ia = a.next_id().unwrap();
+    let ib = b.next_id().unwrap();
+    assert_eq!(a.local_shard(), Some(0));
+    assert_eq!(b.local_shard(), Some(0));
+    assert_eq!(node_of(ia), 1 << 6);
+    assert_eq!(node_of(ib), 2 << 6);
+    // Each keeps its own sequence: the second ID of each is sequence 1 of its own shard.
+    assert_eq!(Layout::TWITTER.decode(a.next_id().unwrap()).sequence(), 1);
+    assert_eq!(Layout::TWITTER.decode(b.next_id().unwrap()).sequence(), 1);
+    // Releasing one leaves the other in place.
+    a.release_local();
+    assert_eq!(a.local_shard(), None);
+    assert_eq!(b.local_shard(), Some(0));
+}
+
+#[test]
+fn a_dropped_generator_does_not_leak_into_a_new_one() {
+    let first = ShardedGenerator::builder(Layout::TWITTER)
+        .clock(frozen())
+        .build()
+        .unwrap();
+    let before = first.next_id().unwrap();
+    drop(first);
+    let second = ShardedGenerator::builder(Layout::TWITTER)
+        .clock(frozen())
+        .build()
+        .unwrap();
+    assert_eq!(
+        second.local_shard(),
+        None,
+        "a new generator starts without this thread's shard"
+    );
+    let after = second.next_id().unwrap();
+    // Same host and clock: the new generator starts its shard afresh (restart semantics).
+    assert_eq!(Layout::TWITTER.decode(after).sequence(), 0);
+    assert_eq!(node_of(after), node_of(before));
+}
+
+#[test]
+fn many_threads_on_shards_never_duplicate_and_each_increases() {
+    let layout = Layout::builder()
+        .node_bits(10)
+        .sequence_bits(12)
+        .build_const();
+    let gen = Arc::new(
+        ShardedGenerator::builder(layout)
+            .shard_bits(3)
+            .build()
+            .unwrap(),
+    );
+    // 12 threads for 7 exclusive shards: some threads mint on the overflow shard.
+    let threads = 12;
+    let barrier = Arc::new(Barrier::new(threads));
+    let handles: Vec<_> = (0..threads)
+        .map(|_| {
+            let gen = Arc::clone(&gen);
+            let barrier = Arc::clone(&barrier);
+            std::thread::spawn(move || {
+                barrier.wait();
+                (0..20_000)
+                    .map(|_| gen.next_id().unwrap())
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut all = HashSet::new();
+    for h in handles {
+        let ids = h.join().unwrap();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]));
+        for id in ids {
+            assert!(all.insert(id), "duplicate {id}");
+        }
+    }
+    assert_eq!(all.len(), threads * 20_000);
+}
+
+#[test]
+fn shard_batches_respect_the_tick_and_the_lead() {
+    let clock = frozen();
+    let gen = ShardedGenerator::builder(Layout::TWITTER)
+        .lead_ticks(1)
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let mut lease = gen.lease().unwrap();
+    let first: Vec<Id> = lease.next_ids(10_000).unwrap().collect();
+    assert_eq!(first.len(), 8_192, "this tick and one borrowed");
+    assert!(lease.try_next_ids(1).is_err());
+    assert!(lease.try_next_id().is_err());
+    clock.advance(std::time::Duration::from_millis(1));
+    let more = lease.next_id().unwrap();
+    assert!(more > *first.last().unwrap());
+    let thread_batch: Vec<Id> = gen.next_ids(5).unwrap().collect();
+    assert_eq!(thread_batch.len(), 5);
+    assert_ne!(node_of(thread_batch[0]), node_of(more), "another shard");
+}
+
+#[test]
+fn the_split_is_validated() {
+    let err = ShardedGenerator::builder(Layout::TWITTER)
+        .shard_bits(0)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err,
+        LayoutError::ShardBitsOutOfRange {
+            shard_bits: 0,
+            max: 10
+        }
+    );
+    let err = ShardedGenerator::builder(Layout::SONYFLAKE)
+        .shard_bits(17)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err,
+        LayoutError::ShardBitsOutOfRange {
+            shard_bits: 17,
+            max: 16
+        }
+    );
+    assert!(err.to_string().contains("allowed 1 to 16"));
+    let err = ShardedGenerator::builder(Layout::SONYFLAKE)
+        .shard_bits(6)
+        .host(1_024)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err,
+        LayoutError::HostOutOfRange {
+            host: 1_024,
+            max: 1_023
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "host 1024 is out of range: allowed 0 to 1023 (the node bits above the shard bits)"
+    );
+}

@@ -66,6 +66,8 @@ fn op() -> impl Strategy<Value = Op> {
         30 => (0_u8..4, 0_u8..4).prop_map(|(generator, thread)| Op::Try { generator, thread }),
         3 => (0_u8..4, 0_u8..4, 0_u16..=50)
             .prop_map(|(generator, thread, micros)| Op::Timeout { generator, thread, micros }),
+        4 => (0_u8..4, 0_u8..4, prop_oneof![4 => 0_u16..=64, 1 => 65_u16..=4_096])
+            .prop_map(|(generator, thread, n)| Op::Batch { generator, thread, n }),
         5 => (0_u64..=20_000).prop_map(Op::Advance),
         2 => any_scale().prop_map(Op::Advance),
         // Small reversals, as TSC readings seen across cores (up to ~5 µs).
@@ -224,9 +226,14 @@ fn run_race(r: &Race) {
                     barrier.wait();
                     let mut ids = Vec::with_capacity(r.per_thread);
                     while ids.len() < r.per_thread {
-                        if let Ok(id) = gen.next_id_timeout(Duration::from_micros(20)) {
-                            ids.push(id);
+                        // Odd threads take batches of up to 3, even ones single IDs.
+                        let got = if i % 2 == 1 {
+                            gen.try_next_ids(3).map(|batch| ids.extend(batch))
                         } else {
+                            gen.next_id_timeout(Duration::from_micros(20))
+                                .map(|id| ids.push(id))
+                        };
+                        if got.is_err() {
                             std::thread::yield_now();
                         }
                     }

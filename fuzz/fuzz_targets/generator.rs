@@ -67,7 +67,7 @@ fn op(u: &mut Unstructured) -> Result<Op> {
     let generator = u.int_in_range(0..=3)?;
     let thread = u.int_in_range(0..=3)?;
     // Weights as in tests/prop_generator.rs: mostly calls, then small clock moves.
-    Ok(match u.int_in_range(0..=57)? {
+    Ok(match u.int_in_range(0..=61)? {
         0..=29 => Op::Try { generator, thread },
         30..=32 => Op::Timeout {
             generator,
@@ -82,7 +82,16 @@ fn op(u: &mut Unstructured) -> Result<Op> {
         51 => Op::AdvanceTicks(u.arbitrary()?),
         52 => Op::SetFromEpoch(any_scale(u)?),
         53 => Op::Set(u.arbitrary()?),
-        _ => Op::FollowHint { generator },
+        54..=57 => Op::FollowHint { generator },
+        _ => Op::Batch {
+            generator,
+            thread,
+            n: if u.ratio(1, 5)? {
+                u.int_in_range(65..=4_096)?
+            } else {
+                u.int_in_range(0..=64)?
+            },
+        },
     })
 }
 

@@ -23,6 +23,7 @@
 #![allow(dead_code)] // Each includer uses part of it.
 
 use std::collections::HashSet;
+use std::fmt;
 use std::time::{Duration, Instant};
 
 use snowmint::{Clock, Generator, Id, Layout, ManualClock, MintError, Rollback};
@@ -44,6 +45,8 @@ pub enum Op {
         thread: u8,
         micros: u16,
     },
+    /// `try_next_ids(n)`: a batch of up to `n` consecutive IDs (0 is taken as 1).
+    Batch { generator: u8, thread: u8, n: u16 },
     /// Move the clock forward (saturating).
     Advance(u64),
     /// Move the clock back (saturating at 0): an NTP step, or a TSC reading from a core that
@@ -148,99 +151,139 @@ pub fn run(script: &Script) -> Stats {
     // All IDs minted by all generators; per (generator, thread), the last ID.
     let mut seen: HashSet<u64> = HashSet::new();
     let mut per_thread: Vec<[Option<Id>; 256]> = vec![[None; 256]; gens.len()];
-    let ctx = |i: usize| format!("op {i} ({:?})", script.ops[i]);
+    let ops = &script.ops;
+    let ctx = |i: usize| Lazy(move |f| write!(f, "op {i} ({:?})", ops[i]));
 
     for (i, &op) in script.ops.iter().enumerate() {
-        match op {
-            Op::Advance(ns) => clock.advance(Duration::from_nanos(ns)),
-            Op::Rewind(ns) => clock.rewind(Duration::from_nanos(ns)),
+        let (generator, thread) = match op {
+            Op::Advance(ns) => {
+                clock.advance(Duration::from_nanos(ns));
+                continue;
+            }
+            Op::Rewind(ns) => {
+                clock.rewind(Duration::from_nanos(ns));
+                continue;
+            }
             Op::AdvanceTicks(k) => {
                 let by = (k as u128 * layout.unit_nanos() as u128).min(u64::MAX as u128);
                 clock.advance(Duration::from_nanos(by as u64));
+                continue;
             }
-            Op::SetFromEpoch(ns) => clock.set_unix_nanos(epoch.saturating_add(ns)),
-            Op::Set(ns) => clock.set_unix_nanos(ns),
-            Op::Try { generator, thread }
-            | Op::Timeout {
-                generator, thread, ..
-            } => {
-                let g = generator as usize % gens.len();
-                let timeout = match op {
-                    Op::Timeout { micros, .. } => Some(Duration::from_micros(micros as u64)),
-                    _ => None,
-                };
-                let t = &mut gens[g];
-                let now = clock.now_unix_nanos();
-                let started = Instant::now();
-                let result = match timeout {
-                    Some(timeout) => t.gen.next_id_timeout(timeout),
-                    None => t.gen.try_next_id(),
-                };
-                let took = started.elapsed();
-                let bound = timeout.unwrap_or(Duration::ZERO) + SLACK;
-                assert!(took <= bound, "{}: call took {took:?}", ctx(i));
-                if let Ok(id) = result {
-                    let slot = &mut per_thread[g][thread as usize];
-                    assert!(
-                        slot.is_none_or(|prev| id > prev),
-                        "{}: thread's IDs not increasing: {slot:?} then {id:?}",
-                        ctx(i)
-                    );
-                    *slot = Some(id);
-                    assert!(seen.insert(id.to_u64()), "{}: duplicate {id:?}", ctx(i));
-                }
-                count(&mut stats, &result);
-                check_call(t, &layout, script, now, result, &ctx(i));
+            Op::SetFromEpoch(ns) => {
+                clock.set_unix_nanos(epoch.saturating_add(ns));
+                continue;
+            }
+            Op::Set(ns) => {
+                clock.set_unix_nanos(ns);
+                continue;
             }
             Op::FollowHint { generator } => {
                 let g = generator as usize % gens.len();
                 let t = &mut gens[g];
-                let Some((at, hint)) = t.hint else { continue };
-                // A due time past u64 nanoseconds cannot be shown by a clock (and the hint
-                // saturates there), so only hints that land within range are followed.
-                let Some(due) = u64::try_from(hint.as_nanos())
-                    .ok()
-                    .filter(|&ns| ns < u64::MAX)
-                    .and_then(|ns| at.checked_add(ns))
-                else {
-                    continue;
-                };
-                let hint_ns = due - at;
-                assert!(hint_ns > 0, "{}: a refusal hints at no wait", ctx(i));
-                clock.set_unix_nanos(due - 1);
-                let early = t.gen.try_next_id();
+                follow_hint(t, &layout, script, &clock, &mut seen, &mut stats, &ctx(i));
+                continue;
+            }
+            Op::Try { generator, thread }
+            | Op::Timeout {
+                generator, thread, ..
+            }
+            | Op::Batch {
+                generator, thread, ..
+            } => (generator as usize % gens.len(), thread as usize),
+        };
+        let t = &mut gens[generator];
+        let now = clock.now_unix_nanos();
+        let started = Instant::now();
+        let (result, requested, timeout) = match op {
+            Op::Timeout { micros, .. } => {
+                let timeout = Duration::from_micros(micros as u64);
+                (
+                    t.gen.next_id_timeout(timeout).map(|id| vec![id]),
+                    1,
+                    timeout,
+                )
+            }
+            Op::Batch { n, .. } => (
+                t.gen.try_next_ids(n as u64).map(|b| b.collect()),
+                (n as u64).max(1),
+                Duration::ZERO,
+            ),
+            _ => (t.gen.try_next_id().map(|id| vec![id]), 1, Duration::ZERO),
+        };
+        let took = started.elapsed();
+        assert!(took <= timeout + SLACK, "{}: call took {took:?}", ctx(i));
+        if let Ok(ids) = &result {
+            let slot = &mut per_thread[generator][thread];
+            for &id in ids {
                 assert!(
-                    matches!(
-                        early,
-                        Err(MintError::Exhausted { .. } | MintError::ClockBehind { .. })
-                    ),
-                    "{}: 1 ns before the hint {hint:?}: {early:?}",
+                    slot.is_none_or(|prev| id > prev),
+                    "{}: thread's IDs not increasing: {slot:?} then {id:?}",
                     ctx(i)
                 );
-                check_call(t, &layout, script, due - 1, early, &ctx(i));
-                clock.set_unix_nanos(due);
-                let on_time = t.gen.try_next_id();
-                assert!(
-                    matches!(on_time, Ok(_) | Err(MintError::Expired { .. })),
-                    "{}: at the hint {hint:?}: {on_time:?}",
-                    ctx(i)
-                );
-                stats.hints_followed += 1;
-                count(&mut stats, &on_time);
-                if let Ok(id) = on_time {
-                    assert!(seen.insert(id.to_u64()), "{}: duplicate {id:?}", ctx(i));
-                }
-                check_call(t, &layout, script, due, on_time, &ctx(i));
+                *slot = Some(id);
+                assert!(seen.insert(id.to_u64()), "{}: duplicate {id:?}", ctx(i));
             }
         }
+        count(&mut stats, &result);
+        check_call(t, &layout, script, now, result, requested, &ctx(i));
     }
     assert_eq!(seen.len(), stats.minted);
     stats
 }
 
-fn count(stats: &mut Stats, result: &Result<Id, MintError>) {
+/// If the generator's last refusal carried a hint, checks the hint is exact: 1 ns before
+/// it the generator still refuses, at it the generator mints (or finds the layout expired).
+fn follow_hint(
+    t: &mut Tracked,
+    layout: &Layout,
+    script: &Script,
+    clock: &ManualClock,
+    seen: &mut HashSet<u64>,
+    stats: &mut Stats,
+    ctx: &dyn fmt::Display,
+) {
+    let Some((at, hint)) = t.hint else { return };
+    // A due time past u64 nanoseconds cannot be shown by a clock (and the hint saturates
+    // there), so only hints that land within range are followed.
+    let Some(due) = u64::try_from(hint.as_nanos())
+        .ok()
+        .filter(|&ns| ns < u64::MAX)
+        .and_then(|ns| at.checked_add(ns))
+    else {
+        return;
+    };
+    assert!(due > at, "{ctx}: a refusal hints at no wait");
+    clock.set_unix_nanos(due - 1);
+    let early = t.gen.try_next_id();
+    assert!(
+        matches!(
+            early,
+            Err(MintError::Exhausted { .. } | MintError::ClockBehind { .. })
+        ),
+        "{ctx}: 1 ns before the hint {hint:?}: {early:?}"
+    );
+    check_call(t, layout, script, due - 1, early.map(|id| vec![id]), 1, ctx);
+    clock.set_unix_nanos(due);
+    let on_time = t.gen.try_next_id().map(|id| vec![id]);
+    assert!(
+        matches!(on_time, Ok(_) | Err(MintError::Expired { .. })),
+        "{ctx}: at the hint {hint:?}: {on_time:?}"
+    );
+    stats.hints_followed += 1;
+    count(stats, &on_time);
+    if let Ok(ids) = &on_time {
+        assert!(
+            seen.insert(ids[0].to_u64()),
+            "{ctx}: duplicate {:?}",
+            ids[0]
+        );
+    }
+    check_call(t, layout, script, due, on_time, 1, ctx);
+}
+
+fn count(stats: &mut Stats, result: &Result<Vec<Id>, MintError>) {
     match result {
-        Ok(_) => stats.minted += 1,
+        Ok(ids) => stats.minted += ids.len(),
         Err(MintError::Exhausted { .. }) => stats.exhausted += 1,
         Err(MintError::ClockBehind { .. }) => stats.behind += 1,
         Err(MintError::Expired { .. }) => stats.expired += 1,
@@ -249,74 +292,119 @@ fn count(stats: &mut Stats, result: &Result<Id, MintError>) {
     }
 }
 
+/// Context for assertion messages, formatted only when one fails (formatting it for every
+/// ID would cost more than the checks).
+struct Lazy<F: Fn(&mut fmt::Formatter<'_>) -> fmt::Result>(F);
+
+impl<F: Fn(&mut fmt::Formatter<'_>) -> fmt::Result> fmt::Display for Lazy<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (self.0)(f)
+    }
+}
+
 /// `count` distinct nodes spread over `0..=max_node` (fewer if the layout has fewer).
 pub fn distinct_nodes(max_node: u64, count: u8) -> Vec<u64> {
     let mut nodes = Vec::new();
     for candidate in [0, max_node, max_node / 2, 1] {
-        if nodes.len() < count.clamp(1, 4) as usize && candidate <= max_node {
-            if !nodes.contains(&candidate) {
-                nodes.push(candidate);
-            }
+        if nodes.len() < count.clamp(1, 4) as usize
+            && candidate <= max_node
+            && !nodes.contains(&candidate)
+        {
+            nodes.push(candidate);
         }
     }
     nodes
 }
 
-/// Checks one call's result against what the clock (reading `now`) and the generator's
-/// last ID allow, and records it.
+/// Checks one call's result (the IDs of one call, or its refusal) against what the clock
+/// (reading `now`) and the generator's last ID allow, and records it. `requested` is how
+/// many IDs the call asked for.
 fn check_call(
     t: &mut Tracked,
     layout: &Layout,
     script: &Script,
     now: u64,
-    result: Result<Id, MintError>,
-    ctx: &str,
+    result: Result<Vec<Id>, MintError>,
+    requested: u64,
+    ctx: &dyn fmt::Display,
 ) {
     let epoch = layout.epoch_unix_nanos();
     let clock_tick = now
         .checked_sub(epoch)
         .map(|since| since / layout.unit_nanos());
     let (last_tick, last_seq) = t.last;
-    let horizon = clock_tick.map(|c| c.saturating_add(script.lead));
+    let max_seq = layout.max_sequence();
     match result {
-        Ok(id) => {
-            let d = layout.decode(id);
-            let tick = d.ticks();
-            let ctx = format!("{ctx}: {id:?} = {d:?} at clock tick {clock_tick:?}");
-            assert_eq!(d.node(), t.gen.node(), "{ctx}");
-            assert_eq!(
-                layout.compose(tick, d.node(), d.sequence()),
-                Ok(id),
-                "{ctx}: bits outside the layout"
-            );
-            assert!(
-                (tick, d.sequence()) > t.last,
-                "{ctx}: not after {:?}",
-                t.last
-            );
-            if let Some(prev) = t.last_id {
-                assert!(id > prev, "{ctx}: not after {prev:?}");
-            }
+        Ok(ids) => {
             let clock_tick = clock_tick.expect("minted before the epoch");
-            assert!(tick >= clock_tick, "{ctx}: stamped before the clock");
-            let continued = script.rollback == Rollback::Continue && tick == last_tick;
+            let horizon = clock_tick.saturating_add(script.lead);
             assert!(
-                tick <= clock_tick.saturating_add(script.lead) || continued,
-                "{ctx}: beyond the lead {}",
-                script.lead
+                !ids.is_empty() && ids.len() as u64 <= requested,
+                "{ctx}: {} IDs for {requested}",
+                ids.len()
             );
-            if clock_tick > last_tick {
-                assert_eq!((tick, d.sequence()), (clock_tick, 0), "{ctx}");
+            for (k, &id) in ids.iter().enumerate() {
+                let d = layout.decode(id);
+                let (tick, seq) = (d.ticks(), d.sequence());
+                let ctx =
+                    Lazy(|f| write!(f, "{ctx}: #{k} {id:?} = {d:?} at clock tick {clock_tick}"));
+                assert_eq!(d.node(), t.gen.node(), "{ctx}");
+                assert_eq!(
+                    layout.compose(tick, d.node(), seq),
+                    Ok(id),
+                    "{ctx}: bits outside the layout"
+                );
+                if k == 0 {
+                    assert!((tick, seq) > t.last, "{ctx}: not after {:?}", t.last);
+                    if clock_tick > last_tick {
+                        // A fresh tick always mints, from sequence 0.
+                        assert_eq!((tick, seq), (clock_tick, 0), "{ctx}");
+                    }
+                } else {
+                    // A batch is consecutive states.
+                    let (pt, ps) = t.last;
+                    let next = if ps == max_seq {
+                        (pt + 1, 0)
+                    } else {
+                        (pt, ps + 1)
+                    };
+                    assert_eq!((tick, seq), next, "{ctx}: batch not consecutive");
+                }
+                if let Some(prev) = t.last_id {
+                    assert!(id > prev, "{ctx}: not after {prev:?}");
+                }
+                assert!(tick >= clock_tick, "{ctx}: stamped before the clock");
+                let continued = script.rollback == Rollback::Continue && tick == last_tick;
+                assert!(
+                    tick <= horizon || continued,
+                    "{ctx}: beyond the lead {}",
+                    script.lead
+                );
+                t.last = (tick, seq);
+                t.last_id = Some(id);
             }
-            assert_eq!(t.gen.last_id(), Some(id), "{ctx}");
-            t.last = (tick, d.sequence());
-            t.last_id = Some(id);
+            // A batch stops short only at the end of the window it may use: the lead's
+            // horizon (or the expiry), or the last issued tick when continuing behind.
+            if (ids.len() as u64) < requested {
+                let (tick, seq) = t.last;
+                assert!(
+                    seq == max_seq
+                        && (tick == horizon.min(layout.max_ticks())
+                            || (script.rollback == Rollback::Continue && tick == last_tick)),
+                    "{ctx}: {} of {requested} IDs, stopped at ({tick}, {seq})",
+                    ids.len()
+                );
+            }
+            assert_eq!(t.gen.last_id(), t.last_id, "{ctx}");
             t.hint = None;
         }
         Err(err) => {
-            let ctx = format!(
-                "{ctx}: {err:?} at clock tick {clock_tick:?}, last ({last_tick}, {last_seq})"
-            );
+            let ctx = Lazy(|f| {
+                write!(
+                    f,
+                    "{ctx}: {err:?} at clock tick {clock_tick:?}, last ({last_tick}, {last_seq})"
+                )
+            });
             assert!(!err.to_string().is_empty());
             // A refusal changes nothing.
             assert_eq!(t.gen.last_id(), t.last_id, "{ctx}");
@@ -324,8 +412,8 @@ fn check_call(
                 assert!(matches!(err, MintError::BeforeEpoch { .. }), "{ctx}");
                 return;
             };
-            let horizon = horizon.unwrap();
-            let sequence_full = last_seq == layout.max_sequence();
+            let horizon = clock_tick.saturating_add(script.lead);
+            let sequence_full = last_seq == max_seq;
             match err {
                 MintError::BeforeEpoch { .. } => panic!("{ctx}: the clock is past the epoch"),
                 MintError::Expired { .. } => assert!(
@@ -350,7 +438,7 @@ fn check_call(
                     }
                     t.hint = Some((now, behind));
                 }
-                _ => panic!("{ctx}: unknown error"),
+                _ => panic!("{ctx}: unexpected error"),
             }
         }
     }

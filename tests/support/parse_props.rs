@@ -71,8 +71,11 @@ pub fn reference_parse(text: &str, e: Encoding) -> Option<Result<u64, ParseError
     Some(Ok(value as u64))
 }
 
+/// A text parser.
+type Parser = fn(&str) -> Result<Id, snowmint::ParseIdError>;
+
 /// The per-encoding parser, to check it agrees with `Id::parse`.
-fn named_parser(e: Encoding) -> Option<fn(&str) -> Result<Id, snowmint::ParseIdError>> {
+fn named_parser(e: Encoding) -> Option<Parser> {
     Some(match e {
         Encoding::Decimal => Id::parse_decimal,
         Encoding::Base2 => Id::parse_base2,

@@ -749,9 +749,12 @@ impl Layout {
     /// # Ok::<(), LayoutError>(())
     /// ```
     pub fn ticks_at(&self, time: SystemTime) -> Result<u64, LayoutError> {
-        let nanos = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        // A time before 1970 is before every epoch, even an epoch of 0 (it must not read as
+        // tick 0), so it is refused here rather than clamped to 0.
+        let since_unix = time.duration_since(UNIX_EPOCH);
+        let nanos = since_unix.as_ref().map_or(0, |d| d.as_nanos());
         let unix_millis = u64::try_from(nanos / NANOS_PER_MILLI as u128).unwrap_or(u64::MAX);
-        if nanos < self.epoch_nanos as u128 {
+        if since_unix.is_err() || nanos < self.epoch_nanos as u128 {
             return Err(LayoutError::TimeBeforeEpoch {
                 unix_millis,
                 epoch_unix_millis: self.epoch_unix_millis(),

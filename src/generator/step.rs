@@ -211,6 +211,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "50k pure steps: ~30 s under miri, which adds nothing here"
+    )]
     fn issued_states_always_increase_and_respect_the_horizon() {
         // Every clock reading, every state, every policy, several batch sizes.
         for lead in [0, 1, 3] {

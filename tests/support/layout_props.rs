@@ -1,0 +1,335 @@
+//! Layout properties, shared by `tests/prop_layout.rs` (proptest) and the `layout` fuzz
+//! target (`fuzz/fuzz_targets/layout.rs`, which includes this file by path).
+//!
+//! The input is anything a caller can hand the builder; [`check`] panics (with the input in
+//! the message) on any broken property, and must never panic otherwise.
+#![allow(dead_code)] // Each includer uses part of it.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use snowmint::{Field, Id, Layout, LayoutBuilder, LayoutError, Order};
+
+/// How the epoch is given to the builder.
+#[derive(Debug, Clone, Copy)]
+pub enum EpochInput {
+    /// `epoch_unix_millis`.
+    Millis(u64),
+    /// `epoch_unix_nanos`.
+    Nanos(u64),
+    /// `epoch(UNIX_EPOCH + d)`.
+    After(Duration),
+    /// `epoch(UNIX_EPOCH - d)` (when representable).
+    Before(Duration),
+}
+
+/// Everything the builder takes, unchecked.
+#[derive(Debug, Clone, Copy)]
+pub struct LayoutInput {
+    pub time_bits: u8,
+    pub node_bits: u8,
+    pub sequence_bits: u8,
+    /// `None`: the default (63).
+    pub max_bits: Option<u8>,
+    pub order: Order,
+    /// `None`: the default (1 ms).
+    pub unit: Option<Duration>,
+    /// `None`: the default (Twitter's).
+    pub epoch: Option<EpochInput>,
+}
+
+impl LayoutInput {
+    /// The builder these settings describe.
+    pub fn builder(&self) -> LayoutBuilder {
+        let mut b = Layout::builder()
+            .time_bits(self.time_bits)
+            .node_bits(self.node_bits)
+            .sequence_bits(self.sequence_bits)
+            .order(self.order);
+        if let Some(m) = self.max_bits {
+            b = b.max_bits(m);
+        }
+        if let Some(u) = self.unit {
+            b = b.unit(u);
+        }
+        match self.epoch {
+            None => {}
+            Some(EpochInput::Millis(ms)) => b = b.epoch_unix_millis(ms),
+            Some(EpochInput::Nanos(ns)) => b = b.epoch_unix_nanos(ns),
+            Some(EpochInput::After(d)) => {
+                if let Some(t) = UNIX_EPOCH.checked_add(d) {
+                    b = b.epoch(t);
+                }
+            }
+            Some(EpochInput::Before(d)) => {
+                if let Some(t) = UNIX_EPOCH.checked_sub(d) {
+                    b = b.epoch(t);
+                }
+            }
+        }
+        b
+    }
+
+    /// The epoch in Unix nanoseconds the builder should end up with, or `None` for an epoch
+    /// before 1970 (computed independently of the crate).
+    fn expected_epoch_nanos(&self) -> Option<u128> {
+        const TWITTER_EPOCH_MS: u128 = 1_288_834_974_657;
+        match self.epoch {
+            None => Some(TWITTER_EPOCH_MS * 1_000_000),
+            Some(EpochInput::Millis(ms)) => {
+                // Documented: past year 2554 the epoch saturates.
+                Some((ms as u128 * 1_000_000).min(u64::MAX as u128))
+            }
+            Some(EpochInput::Nanos(ns)) => Some(ns as u128),
+            Some(EpochInput::After(d)) => match UNIX_EPOCH.checked_add(d) {
+                Some(_) => Some(d.as_nanos().min(u64::MAX as u128)),
+                None => Some(TWITTER_EPOCH_MS * 1_000_000),
+            },
+            Some(EpochInput::Before(d)) => match UNIX_EPOCH.checked_sub(d) {
+                Some(_) if d.is_zero() => Some(0),
+                Some(_) => None,
+                None => Some(TWITTER_EPOCH_MS * 1_000_000),
+            },
+        }
+    }
+
+    /// Whether the documented rules accept these settings (apart from "the epoch is not in
+    /// the future", which `validate` leaves to `build`).
+    fn expected_valid(&self) -> bool {
+        let max_bits = self.max_bits.unwrap_or(63) as u32;
+        let unit = self.unit.map_or(1_000_000, |u| u.as_nanos());
+        let total = self.time_bits as u32 + self.node_bits as u32 + self.sequence_bits as u32;
+        let Some(epoch) = self.expected_epoch_nanos() else {
+            return false; // Before 1970.
+        };
+        if !(1..=64).contains(&max_bits)
+            || self.time_bits == 0
+            || total > max_bits
+            || unit == 0
+            || unit > u64::MAX as u128
+        {
+            return false;
+        }
+        // The expiry, epoch + 2^time_bits units, must be a u64 count of Unix milliseconds.
+        match (1_u128 << self.time_bits).checked_mul(unit) {
+            Some(span) => (span + epoch) / 1_000_000 <= u64::MAX as u128,
+            None => false,
+        }
+    }
+}
+
+fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1 << bits) - 1
+    }
+}
+
+/// The layout properties for one input. `fields` are arbitrary `(ticks, node, sequence)`
+/// values and `ids` arbitrary raw IDs to push through compose and decode.
+pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
+    let builder = input.builder();
+    let validated = builder.validate();
+    assert_eq!(
+        validated.is_ok(),
+        input.expected_valid(),
+        "validate disagrees with the documented rules for {input:?}: {validated:?}"
+    );
+    let layout = match validated {
+        Ok(layout) => layout,
+        Err(err) => {
+            // Every refusal explains itself, and `build` refuses too.
+            assert!(!err.to_string().is_empty());
+            assert!(builder.build().is_err(), "{input:?}");
+            return;
+        }
+    };
+    let ctx = format!("{input:?} -> {layout:?}");
+
+    // The settings come back as given.
+    assert_eq!(layout.time_bits(), input.time_bits, "{ctx}");
+    assert_eq!(layout.node_bits(), input.node_bits, "{ctx}");
+    assert_eq!(layout.sequence_bits(), input.sequence_bits, "{ctx}");
+    assert_eq!(layout.max_bits(), input.max_bits.unwrap_or(63), "{ctx}");
+    assert_eq!(layout.order(), input.order, "{ctx}");
+    assert_eq!(
+        layout.unit(),
+        input.unit.unwrap_or(Duration::from_millis(1)),
+        "{ctx}"
+    );
+    assert_eq!(
+        Some(layout.epoch_unix_nanos() as u128),
+        input.expected_epoch_nanos(),
+        "{ctx}"
+    );
+    assert_eq!(layout.to_builder().validate(), Ok(layout), "{ctx}");
+    assert_eq!(builder.build_const(), layout, "{ctx}");
+
+    // `build` adds exactly one rule: the epoch is not in the future.
+    let before = SystemTime::now();
+    let built = builder.build();
+    let after = SystemTime::now();
+    let epoch = layout.epoch();
+    if epoch <= before {
+        assert_eq!(built, Ok(layout), "{ctx}");
+    } else if epoch > after {
+        assert!(
+            matches!(built, Err(LayoutError::EpochInFuture { .. })),
+            "{ctx}: {built:?}"
+        );
+    }
+
+    let t = layout.time_bits() as u32;
+    let n = layout.node_bits() as u32;
+    let s = layout.sequence_bits() as u32;
+    let width = t + n + s;
+    assert_eq!(layout.max_ticks(), mask(t), "{ctx}");
+    assert_eq!(layout.max_node(), mask(n), "{ctx}");
+    assert_eq!(layout.max_sequence(), mask(s), "{ctx}");
+    assert_eq!(layout.ids_per_tick(), mask(s).wrapping_add(1), "{ctx}");
+    let _ = layout.capacity_per_second();
+
+    // Every field at its maximum: all bits of the width set, each field back intact, and the
+    // three fields disjoint.
+    let (mt, mn, ms) = (layout.max_ticks(), layout.max_node(), layout.max_sequence());
+    let all = layout.compose(mt, mn, ms).expect("maximal fields fit");
+    assert_eq!(all.to_u64(), mask(width), "{ctx}");
+    let d = layout.decode(all);
+    assert_eq!((d.ticks(), d.node(), d.sequence()), (mt, mn, ms), "{ctx}");
+    let only_t = layout.compose(mt, 0, 0).unwrap().to_u64();
+    let only_n = layout.compose(0, mn, 0).unwrap().to_u64();
+    let only_s = layout.compose(0, 0, ms).unwrap().to_u64();
+    assert_eq!(only_t & only_n, 0, "{ctx}");
+    assert_eq!(only_t & only_s, 0, "{ctx}");
+    assert_eq!(only_n & only_s, 0, "{ctx}");
+    assert_eq!(only_t | only_n | only_s, mask(width), "{ctx}");
+    // The time field is on top, so IDs sort by time first.
+    assert_eq!(only_t.leading_zeros(), 64 - width, "{ctx}");
+    assert_eq!(layout.compose(0, 0, 0), Ok(Id::MIN), "{ctx}");
+
+    // Out-of-range fields are refused, never truncated.
+    if mt < u64::MAX {
+        assert_eq!(
+            layout.compose(mt + 1, 0, 0),
+            Err(LayoutError::FieldOutOfRange {
+                field: Field::Time,
+                value: mt + 1,
+                max: mt
+            }),
+            "{ctx}"
+        );
+    }
+    if mn < u64::MAX {
+        assert_eq!(
+            layout.compose(0, mn + 1, 0),
+            Err(LayoutError::FieldOutOfRange {
+                field: Field::Node,
+                value: mn + 1,
+                max: mn
+            }),
+            "{ctx}"
+        );
+    }
+    if ms < u64::MAX {
+        assert_eq!(
+            layout.compose(0, 0, ms + 1),
+            Err(LayoutError::FieldOutOfRange {
+                field: Field::Sequence,
+                value: ms + 1,
+                max: ms
+            }),
+            "{ctx}"
+        );
+    }
+
+    // Lifetime and expiry agree with the epoch and the width of the time field.
+    let unit = layout.unit_nanos() as u128;
+    let lifetime = (mt as u128 + 1) * unit;
+    assert_eq!(layout.lifetime().as_nanos(), lifetime, "{ctx}");
+    let expiry_nanos = lifetime + layout.epoch_unix_nanos() as u128;
+    assert_eq!(
+        layout.expiry_unix_millis() as u128,
+        expiry_nanos / 1_000_000,
+        "{ctx}"
+    );
+    let expiry = layout.expiry();
+    assert_eq!(
+        expiry.duration_since(UNIX_EPOCH).unwrap().as_nanos(),
+        expiry_nanos,
+        "{ctx}"
+    );
+    // The expiry is the first moment with no tick; the epoch is the first with one.
+    assert!(
+        matches!(
+            layout.ticks_at(expiry),
+            Err(LayoutError::TimeAfterExpiry { .. })
+        ),
+        "{ctx}"
+    );
+    assert_eq!(layout.ticks_at(epoch), Ok(0), "{ctx}");
+    if let Some(just_before) = epoch.checked_sub(Duration::from_nanos(1)) {
+        assert!(
+            matches!(
+                layout.ticks_at(just_before),
+                Err(LayoutError::TimeBeforeEpoch { .. })
+            ),
+            "{ctx}: {:?}",
+            layout.ticks_at(just_before)
+        );
+    }
+
+    // Arbitrary fields, brought into range, round-trip; compose orders by time first.
+    for &(ft, fnode, fs) in fields {
+        let (ft, fnode, fs) = (ft & mt, fnode & mn, fs & ms);
+        let id = layout.compose(ft, fnode, fs).expect("in-range fields fit");
+        assert!(id.to_u64() <= mask(width), "{ctx}");
+        let d = layout.decode(id);
+        assert_eq!(
+            (d.ticks(), d.node(), d.sequence()),
+            (ft, fnode, fs),
+            "{ctx}"
+        );
+        if ft < mt {
+            let later = layout.compose(ft + 1, 0, 0).unwrap();
+            assert!(later > id, "{ctx}: ({ft}, {fnode}, {fs})");
+        }
+        check_time_round_trip(&layout, id, &ctx);
+    }
+
+    // Arbitrary IDs: decode ignores bits above the width, and compose rebuilds the rest.
+    for &raw in ids {
+        let id = Id::from_u64(raw);
+        let d = layout.decode(id);
+        assert!(
+            d.ticks() <= mt && d.node() <= mn && d.sequence() <= ms,
+            "{ctx}"
+        );
+        let back = layout
+            .compose(d.ticks(), d.node(), d.sequence())
+            .expect("decoded fields fit");
+        assert_eq!(back.to_u64(), raw & mask(width), "{ctx}: {raw:#x}");
+        check_time_round_trip(&layout, back, &ctx);
+    }
+}
+
+/// The tick of an ID's time is the ID's tick, and the ID lies between the first and last
+/// IDs of that time.
+fn check_time_round_trip(layout: &Layout, id: Id, ctx: &str) {
+    let d = layout.decode(id);
+    let time = d.time();
+    assert_eq!(
+        time.duration_since(UNIX_EPOCH).unwrap().as_nanos(),
+        d.unix_nanos(),
+        "{ctx}"
+    );
+    assert_eq!(d.unix_millis() as u128, d.unix_nanos() / 1_000_000, "{ctx}");
+    assert_eq!(layout.ticks_at(time), Ok(d.ticks()), "{ctx}: {id:?}");
+    let first = layout.first_id_at(time).unwrap();
+    let last = layout.last_id_at(time).unwrap();
+    assert!(
+        first <= id && id <= last,
+        "{ctx}: {first:?} <= {id:?} <= {last:?}"
+    );
+    assert_eq!(layout.decode(first).ticks(), d.ticks(), "{ctx}");
+    assert_eq!(layout.decode(last).ticks(), d.ticks(), "{ctx}");
+}

@@ -167,7 +167,7 @@ fn sharded(total: usize) {
         let mut minted = 0;
         while minted < per {
             match gen.lease() {
-                Ok(mut lease) => {
+                Ok(lease) => {
                     let run: Vec<Id> = (0..10_000).map(|_| lease.next_id().unwrap()).collect();
                     minted += run.len();
                     runs.push(run);

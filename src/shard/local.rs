@@ -108,6 +108,8 @@ fn lookup_slow<R>(
             i
         }
         None => {
+            // Entries of dropped generators hold shards nobody can use: hand them back.
+            entries.retain(|e| !e.slots.is_closed());
             entries.push(Entry {
                 slots: Arc::clone(slots),
                 hold: slots.acquire(),

@@ -361,6 +361,14 @@ impl<C: Clock> ShardedGenerator<C> {
     }
 }
 
+impl<C> Drop for ShardedGenerator<C> {
+    fn drop(&mut self) {
+        // Threads' registry entries for this generator are pruned when they next register
+        // another one; leases keep working (they hold the shared state themselves).
+        self.shared.slots.close();
+    }
+}
+
 impl<C> core::fmt::Debug for ShardedGenerator<C> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("ShardedGenerator")

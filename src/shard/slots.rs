@@ -25,6 +25,9 @@ pub(crate) struct Slots {
     pub(crate) overflow: CachePadded<AtomicU64>,
     pub(crate) overflow_node_in_place: u64,
     pub(crate) sequence_bits: u8,
+    /// Set when the sharded generator is dropped: threads' registry entries for it are dead
+    /// (leases do not use them) and are pruned.
+    closed: AtomicBool,
 }
 
 impl Slots {
@@ -47,6 +50,7 @@ impl Slots {
             overflow: CachePadded::new(AtomicU64::new(start)),
             overflow_node_in_place: overflow,
             sequence_bits,
+            closed: AtomicBool::new(false),
         }
     }
 
@@ -58,6 +62,18 @@ impl Slots {
             // Relaxed: as every state update, only this atomic's modification order matters.
             self.overflow.fetch_max(end - 1, Ordering::Relaxed);
         }
+    }
+
+    /// Marks the generator dropped.
+    pub(crate) fn close(&self) {
+        // Relaxed: a hint for pruning registry entries; a late read only delays the pruning.
+        self.closed.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the generator was dropped.
+    pub(crate) fn is_closed(&self) -> bool {
+        // Relaxed: as in `close`.
+        self.closed.load(Ordering::Relaxed)
     }
 
     /// How many exclusive shards there are.

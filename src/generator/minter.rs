@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::cell::StateCell;
 use super::rollback::Rollback;
-use super::step::{step, Rules, Step};
+use super::step::{step, tick_end, Rules, Step};
 use super::tick_cache::TickCache;
 use super::wait::Waiter;
 use crate::clock::Clock;
@@ -183,18 +183,18 @@ impl<C: Clock> Minter<C> {
     ) -> Result<Id, MintError> {
         let (state, _, tick) = self.take_at(cell, 1, timeout)?;
         let s = self.rules.sequence_bits;
-        // Only ticks whose past-the-end state fits in u64 are cached.
-        let end = tick.checked_add(1).filter(|&t| t <= u64::MAX >> s);
-        if let Some(end) = end {
+        // Only ticks whose past-the-end state fits in u64 are cached. `tick` is at most the
+        // layout's last tick, so its first state fits.
+        let floor = tick << s;
+        if let Some(limit) = tick_end(floor, s) {
             let unit = self.layout.unit_nanos();
             let start = self
                 .layout
                 .epoch_unix_nanos()
                 .saturating_add(tick.saturating_mul(unit));
             let (lower, span) = self.served(start, unit);
-            let floor = tick << s;
             let id_base = self.layout.id_of_state(floor, node_in_place);
-            cache.fill(lower, span, floor, end << s, id_base);
+            cache.fill(lower, span, floor, limit, id_base);
         }
         Ok(self.id_of(state, node_in_place))
     }

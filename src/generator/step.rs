@@ -81,6 +81,13 @@ pub(crate) fn step(state: u64, now: u64, n: u64, rules: &Rules) -> Step {
     }
 }
 
+/// The first state of the tick after `state`'s, if it fits in 64 bits.
+#[inline]
+pub(crate) fn tick_end(state: u64, sequence_bits: u8) -> Option<u64> {
+    let next_tick = (state >> sequence_bits).checked_add(1)?;
+    (next_tick <= u64::MAX >> sequence_bits).then(|| next_tick << sequence_bits)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{step, Rules, Step};

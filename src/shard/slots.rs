@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
 
+use crate::generator::step::tick_end;
 use crate::generator::tick_cache::TickCache;
 use crate::sync::{AtomicBool, AtomicU64, Ordering};
 
@@ -151,10 +152,4 @@ impl Drop for Hold {
         // Release: makes the state above visible to the next holder's Acquire.
         slot.taken.store(false, Ordering::Release);
     }
-}
-
-/// The first state of the tick after `state`'s, if it fits in 64 bits.
-fn tick_end(state: u64, sequence_bits: u8) -> Option<u64> {
-    let next_tick = (state >> sequence_bits).checked_add(1)?;
-    (next_tick <= u64::MAX >> sequence_bits).then(|| next_tick << sequence_bits)
 }

@@ -154,7 +154,7 @@ fn the_next_holder_sees_the_clock_its_predecessor_saw() {
             let ticker = {
                 let gen = Arc::clone(&gen);
                 thread::spawn(move || {
-                    let mut lease = lease_retrying(&gen);
+                    let lease = lease_retrying(&gen);
                     let a = lease.next_id().expect("no wait needed");
                     clock.advance(UNIT);
                     let b = lease.next_id().expect("no wait needed");

@@ -209,7 +209,7 @@ fn a_batch_then_a_handover_never_overlap() {
             let batcher = {
                 let gen = Arc::clone(&gen);
                 thread::spawn(move || {
-                    let mut lease = lease_retrying(&gen);
+                    let lease = lease_retrying(&gen);
                     let batch = lease.try_next_ids(3).map(|b| b.collect::<Vec<Id>>());
                     vec![batch]
                 })
@@ -217,7 +217,7 @@ fn a_batch_then_a_handover_never_overlap() {
             let single = {
                 let gen = Arc::clone(&gen);
                 thread::spawn(move || {
-                    let mut lease = lease_retrying(&gen);
+                    let lease = lease_retrying(&gen);
                     (0..2)
                         .map(|_| lease.try_next_id().map(|id| vec![id]))
                         .collect::<Vec<_>>()

@@ -1,4 +1,4 @@
-//! What the fence costs on the hot path: `FencedGenerator::next_id` (a deadline load and
+//! What the fence costs on the hot path: `Fenced::next_id` (a deadline load and
 //! compare before minting, a limit compare after) against a plain `Generator::next_id`.
 //!
 //! The layout has 20 sequence bits (a million IDs per millisecond), so that one thread never

@@ -41,6 +41,23 @@ impl IdBatch {
         }
     }
 
+    /// Drops the IDs stamped later than `tick` (a fence's limit): the batch keeps its states
+    /// up to the end of that tick.
+    pub(crate) fn keep_through_tick(&mut self, tick: u64) {
+        let s = self.layout.sequence_bits();
+        let end = (u128::from(tick) + 1) << s;
+        let room = end.saturating_sub(u128::from(self.next));
+        self.remaining = self.remaining.min(u64::try_from(room).unwrap_or(u64::MAX));
+    }
+
+    /// The ID the batch would hand out last, if any.
+    pub(crate) fn final_id(&self) -> Option<Id> {
+        let last = self.next.checked_add(self.remaining.checked_sub(1)?)?;
+        Some(Id::from_u64(
+            self.layout.id_of_state(last, self.node_in_place),
+        ))
+    }
+
     /// How many IDs are left in the batch.
     ///
     /// ```

@@ -76,9 +76,9 @@ mod encoding;
 mod error;
 mod fence;
 mod generator;
-mod guard;
 mod id;
 mod layout;
+mod mint;
 pub mod node;
 #[cfg(feature = "rayon")]
 pub mod rayon;
@@ -87,6 +87,7 @@ pub mod redis;
 #[cfg(feature = "serde")]
 pub mod serde;
 mod shard;
+mod source;
 mod sync;
 
 pub use self::batch::IdBatch;
@@ -94,13 +95,14 @@ pub use self::clock::{Clock, ManualClock, TscClock, TscClockBuilder, WallClock};
 pub use self::decoded::Decoded;
 pub use self::encoding::{EncodedId, Encoding, ParseEncodingError, ParseErrorKind, ParseIdError};
 pub use self::error::{Field, LayoutError, MintError};
-pub use self::fence::{FenceError, FencedGenerator};
-pub use self::generator::{Generator, GeneratorBuilder, Rollback};
-pub use self::guard::{FileGuard, GuardError};
+pub use self::fence::{Cause, FenceError, Fenced, FileGuard, GuardError, Keeper, Renewal};
+pub use self::generator::{Generator, GeneratorBuilder};
 pub use self::id::Id;
 pub use self::layout::{Layout, LayoutBuilder, Order};
+pub use self::mint::Rollback;
 pub use self::node::{NodeError, NodeSource};
 pub use self::shard::{Lease, ShardedBuilder, ShardedGenerator};
+pub use self::source::{IdSource, MintFailure, SourceBuilder};
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

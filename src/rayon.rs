@@ -124,7 +124,7 @@ where
     let (start, exit) = (Arc::clone(gen), Arc::clone(gen));
     builder
         .start_handler(move |_| {
-            start.claim_local();
+            start.claim_local_shard();
         })
-        .exit_handler(move |_| exit.release_local())
+        .exit_handler(move |_| exit.release_local_shard())
 }

@@ -1,6 +1,7 @@
-//! The one place that names loom: the generator's shared state and the manual clock import
-//! their atomics and spin hints from here, so `RUSTFLAGS="--cfg loom"` swaps in loom's
-//! model-checked versions without touching the algorithm.
+//! The one place that names loom: the generator's shared state, the shard slots, the fence's
+//! window and locks, and the manual clock import their atomics, locks and spin hints from
+//! here, so `RUSTFLAGS="--cfg loom"` swaps in loom's model-checked versions without touching
+//! the algorithm.
 
 #[cfg(loom)]
 pub(crate) use loom::{
@@ -26,10 +27,10 @@ pub(crate) const SPIN_DOUBLINGS: u32 = 0;
 pub(crate) const SPIN_DOUBLINGS: u32 = 6;
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::AtomicBool;
+pub(crate) use loom::sync::{atomic::AtomicBool, Mutex, MutexGuard};
 
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::AtomicBool;
+pub(crate) use std::sync::{atomic::AtomicBool, Mutex, MutexGuard};
 
 /// A thread-local with a `const` initializer: std's const form (no lazy-init check on each
 /// access), or loom's per-model-thread form.

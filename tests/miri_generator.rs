@@ -189,7 +189,8 @@ fn threads_racing_a_moving_clock_never_collide() {
     for rollback in [Rollback::Continue, Rollback::Wait] {
         for lead in [0, 1] {
             let clock = ManualClock::at_unix_millis(1_700_000_000_000);
-            let gen = Generator::with_clock(TINY, clock.clone())
+            let gen = Generator::builder(TINY)
+                .clock(clock.clone())
                 .node(1)
                 .lead_ticks(lead)
                 .on_rollback(rollback)
@@ -209,7 +210,8 @@ fn generators_of_distinct_nodes_never_collide() {
     let clock = ManualClock::at_unix_millis(1_700_000_000_000);
     let gens: Vec<_> = (0..=TINY.max_node())
         .map(|node| {
-            Generator::with_clock(TINY, clock.clone())
+            Generator::builder(TINY)
+                .clock(clock.clone())
                 .node(node)
                 .build()
                 .unwrap()

@@ -206,7 +206,8 @@ fn run_race(r: &Race) {
     let gens: Vec<Generator<ManualClock>> = distinct_nodes(r.layout.max_node(), r.generators)
         .into_iter()
         .map(|node| {
-            Generator::with_clock(r.layout, clock.clone())
+            Generator::builder(r.layout)
+                .clock(clock.clone())
                 .node(node)
                 .lead_ticks(r.lead)
                 .on_rollback(r.rollback)

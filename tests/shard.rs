@@ -121,7 +121,7 @@ fn two_sharded_generators_keep_separate_thread_state() {
     assert_eq!(Layout::TWITTER.decode(a.next_id().unwrap()).sequence(), 1);
     assert_eq!(Layout::TWITTER.decode(b.next_id().unwrap()).sequence(), 1);
     // Releasing one leaves the other in place.
-    a.release_local();
+    a.release_local_shard();
     assert_eq!(a.local_shard(), None);
     assert_eq!(b.local_shard(), Some(0));
 }
@@ -254,7 +254,8 @@ fn the_split_is_validated() {
 #[test]
 fn a_thread_keeps_increasing_across_release_local() {
     // A frozen clock, and a lead so that moving past a tick needs no wait.
-    let gen = ShardedGenerator::with_clock(Layout::TWITTER, frozen())
+    let gen = ShardedGenerator::builder(Layout::TWITTER)
+        .clock(frozen())
         .shard_bits(2)
         .lead_ticks(3)
         .build()
@@ -264,7 +265,7 @@ fn a_thread_keeps_increasing_across_release_local() {
     let a = gen.next_id().unwrap();
     assert_eq!(node_of(a) & 3, 2, "shards 0 and 1 are leased");
     drop(first);
-    gen.release_local();
+    gen.release_local_shard();
     let b = gen.next_id().unwrap();
     assert_eq!(node_of(b) & 3, 0, "the freed, lower shard");
     assert!(
@@ -272,7 +273,7 @@ fn a_thread_keeps_increasing_across_release_local() {
         "a lower shard in the same tick would mint a smaller ID"
     );
     // From the overflow shard to an own shard, through release_local too.
-    gen.release_local();
+    gen.release_local_shard();
     let _all = (gen.lease().unwrap(), gen.lease().unwrap());
     let c = gen.next_id().unwrap();
     assert_eq!(

@@ -193,7 +193,8 @@ fn sharded(total: usize) {
 fn rollback_storm(per_thread: usize) {
     for rollback in [Rollback::Continue, Rollback::Wait] {
         let clock = ManualClock::at_unix_millis(1_700_000_000_000);
-        let gen = Generator::with_clock(Layout::SONYFLAKE, clock.clone())
+        let gen = Generator::builder(Layout::SONYFLAKE)
+            .clock(clock.clone())
             .lead_ticks(1)
             .on_rollback(rollback)
             .build()

@@ -158,7 +158,8 @@ pub fn visit_cases<V: Visit>(shape: Shape, v: &mut V) {
     // Every reading exact (an rdtsc per ID), no ticker thread.
     let exact = TscClock::builder().ticker(None).build();
     v.shared("snowmint-exact", |node| {
-        Generator::with_clock(layout, exact.clone())
+        Generator::builder(layout)
+            .clock(exact.clone())
             .node(node)
             .build()
             .expect("node fits the shape")

@@ -31,7 +31,7 @@ fn model(name: &str, builder: loom::model::Builder, ticker: Ticker) -> usize {
     explore(name, builder, move || {
         let clock = clock();
         let gen = Arc::new(
-            Generator::with_clock(LAYOUT, clock.clone())
+            Generator::builder(LAYOUT).clock(clock.clone())
                 .node(NODE)
                 .build()
                 .unwrap(),

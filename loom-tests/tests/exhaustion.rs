@@ -23,7 +23,7 @@ fn model(name: &str, lead: u64, threads: usize, calls: usize) -> usize {
     );
     explore(name, loom::model::Builder::new(), move || {
         let gen = Arc::new(
-            Generator::with_clock(LAYOUT, clock())
+            Generator::builder(LAYOUT).clock(clock())
                 .node(NODE)
                 .lead_ticks(lead)
                 .build()

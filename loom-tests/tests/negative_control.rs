@@ -30,7 +30,7 @@ trait Mint: Send + Sync + 'static {
 /// snowmint's generator: one atomic `(tick, sequence)`, advanced by CAS.
 impl Mint for Generator<ManualClock> {
     fn new(clock: ManualClock) -> Self {
-        Generator::with_clock(LAYOUT, clock)
+        Generator::builder(LAYOUT).clock(clock)
             .node(NODE)
             .build()
             .unwrap()

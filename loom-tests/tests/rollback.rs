@@ -83,7 +83,7 @@ fn run(
         let clock = clock();
         let layout = layout(sequence_bits);
         let gen = Arc::new(
-            Generator::with_clock(layout, clock.clone())
+            Generator::builder(layout).clock(clock.clone())
                 .node(NODE)
                 .on_rollback(policy)
                 .build()

@@ -157,7 +157,7 @@ fn claim_after(name: &'static str, hand_back: HandBack) {
             thread::spawn(move || {
                 let minted = mint_two(&gen);
                 if let HandBack::Release = hand_back {
-                    gen.release_local();
+                    gen.release_local_shard();
                     assert_eq!(gen.local_shard(), None);
                 }
                 minted
@@ -167,11 +167,11 @@ fn claim_after(name: &'static str, hand_back: HandBack) {
             let gen = Arc::clone(&gen);
             thread::spawn(move || {
                 for _ in 0..LEASE_TRIES {
-                    if gen.claim_local() == Some(EXCLUSIVE) {
+                    if gen.claim_local_shard() == Some(EXCLUSIVE) {
                         return mint_two(&gen);
                     }
                     // On the overflow shard: drop the entry, so the next claim tries again.
-                    gen.release_local();
+                    gen.release_local_shard();
                     thread::yield_now();
                 }
                 panic!("the shard never came back in {LEASE_TRIES} tries");

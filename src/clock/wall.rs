@@ -14,7 +14,7 @@ use super::{system_unix_nanos, Clock};
 /// ```
 /// use snowmint::{Clock, Generator, Layout, WallClock};
 ///
-/// let gen = Generator::with_clock(Layout::TWITTER, WallClock).node(1).build()?;
+/// let gen = Generator::builder(Layout::TWITTER).clock(WallClock).node(1).build()?;
 /// let id = gen.next_id()?;
 /// let made = Layout::TWITTER.decode(id).unix_millis();
 /// assert!(made <= WallClock.now_unix_nanos() / 1_000_000);

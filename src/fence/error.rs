@@ -1,65 +1,79 @@
-//! [`FenceError`]: why a fenced generator did not mint.
+//! [`FenceError`]: why a fenced source did not mint.
 
 use core::fmt;
 use std::time::Duration;
 
+use super::keeper::Cause;
 use crate::error::MintError;
+use crate::source::MintFailure;
 
-/// Why a [`FencedGenerator`](crate::FencedGenerator) did not mint an ID.
+/// Why a [`Fenced`](crate::Fenced) source did not mint an ID.
 ///
-/// None of these ever leads to a repeated ID: the generator refuses instead.
+/// None of these ever leads to a repeated ID: the source refuses instead. The keeper's own
+/// error (an I/O or Redis error) is the [`source`](std::error::Error::source) of `Fenced`
+/// and `Lost`; a `Mint` error prints the source's message alone.
 ///
 /// ```
+/// use std::error::Error;
+/// use std::time::Duration;
 /// use snowmint::{FenceError, MintError};
 ///
-/// let err = FenceError::Fenced { node: 5, reason: "connection refused".into() };
-/// assert_eq!(
-///     err.to_string(),
-///     "node 5 is fenced: its hold could not be confirmed (connection refused); \
-///      no ID is minted until it is secured again"
-/// );
+/// let io = std::io::Error::new(std::io::ErrorKind::Other, "connection refused");
+/// let err = FenceError::Fenced { node: 5, retry_after: Duration::from_millis(100), cause: std::sync::Arc::new(io) };
+/// assert_eq!(err.to_string(), "node 5 is fenced: its hold is not confirmed, and no ID is minted until it is secured again");
+/// assert_eq!(err.source().unwrap().to_string(), "connection refused");
 /// let inner: FenceError = MintError::Expired { expiry_unix_millis: 0 }.into();
-/// assert!(matches!(inner, FenceError::Mint(_)));
+/// assert_eq!(inner.to_string(), MintError::Expired { expiry_unix_millis: 0 }.to_string());
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum FenceError {
-    /// The generator itself could not mint (see [`MintError`]).
+    /// The source itself could not mint (see [`MintError`]).
     Mint(MintError),
     /// The keeper cannot prove that this process still holds the node (its lease could not
-    /// be renewed in time), or the ID's time is past the window it has secured: minting
-    /// resumes by itself once the keeper secures the node again.
+    /// be renewed in time), or the ID is outside the window it has secured: minting resumes
+    /// by itself once the keeper secures the node again.
     Fenced {
-        /// The node number.
+        /// The fenced node number.
         node: u64,
+        /// When to try again: the keeper's period after a failed renewal.
+        retry_after: Duration,
         /// The keeper's last error, or why the window closed.
-        reason: String,
+        cause: Cause,
     },
     /// The node belongs to someone else now (a lease that expired was taken over): this
-    /// generator never mints again; acquire a new one.
+    /// source never mints again; acquire a new one.
     Lost {
         /// The node number.
         node: u64,
         /// What the keeper found.
-        reason: String,
+        cause: Cause,
     },
 }
 
 impl FenceError {
-    /// How long to wait before trying again, when the generator said so.
+    /// How long to wait before trying again, when waiting can help.
     ///
     /// ```
     /// use std::time::Duration;
     /// use snowmint::{FenceError, MintError};
     /// let e = FenceError::Mint(MintError::Exhausted { retry_after: Duration::from_micros(5) });
     /// assert_eq!(e.retry_after(), Some(Duration::from_micros(5)));
-    /// assert_eq!(FenceError::Lost { node: 1, reason: String::new() }.retry_after(), None);
+    /// let cause = std::sync::Arc::new(std::io::Error::other("taken"));
+    /// assert_eq!(FenceError::Lost { node: 1, cause }.retry_after(), None);
     /// ```
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
             FenceError::Mint(e) => e.retry_after(),
-            FenceError::Fenced { .. } | FenceError::Lost { .. } => None,
+            FenceError::Fenced { retry_after, .. } => Some(*retry_after),
+            FenceError::Lost { .. } => None,
         }
+    }
+}
+
+impl MintFailure for FenceError {
+    fn retry_after(&self) -> Option<Duration> {
+        FenceError::retry_after(self)
     }
 }
 
@@ -73,13 +87,13 @@ impl fmt::Display for FenceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FenceError::Mint(e) => e.fmt(f),
-            FenceError::Fenced { node, reason } => write!(
+            FenceError::Fenced { node, .. } => write!(
                 f,
-                "node {node} is fenced: its hold could not be confirmed ({reason}); no ID is minted until it is secured again"
+                "node {node} is fenced: its hold is not confirmed, and no ID is minted until it is secured again"
             ),
-            FenceError::Lost { node, reason } => write!(
+            FenceError::Lost { node, .. } => write!(
                 f,
-                "node {node} is lost: {reason}; this generator mints no more, acquire another node"
+                "node {node} is lost to another owner: this source mints no more; acquire another node"
             ),
         }
     }
@@ -88,8 +102,28 @@ impl fmt::Display for FenceError {
 impl std::error::Error for FenceError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            FenceError::Mint(e) => Some(e),
-            FenceError::Fenced { .. } | FenceError::Lost { .. } => None,
+            // Its message is printed as this error's own: not again as a source.
+            FenceError::Mint(_) => None,
+            FenceError::Fenced { cause, .. } | FenceError::Lost { cause, .. } => Some(&**cause),
         }
     }
 }
+
+/// A reason with no underlying error (a deadline that passed, a limit reached), as a
+/// [`Cause`].
+#[derive(Debug, Clone)]
+pub(crate) struct Note(String);
+
+impl Note {
+    pub(crate) fn new(text: impl Into<String>) -> Note {
+        Note(text.into())
+    }
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Note {}

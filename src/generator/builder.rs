@@ -2,12 +2,14 @@
 
 use std::time::Duration;
 
-use super::minter::Minter;
-use super::{Generator, Rollback};
+use super::Generator;
 use crate::clock::Clock;
 use crate::error::{Field, LayoutError};
 use crate::id::Id;
 use crate::layout::Layout;
+use crate::mint::minter::Minter;
+use crate::mint::Rollback;
+use crate::source::SourceBuilder;
 
 /// Settings of a [`Generator`]: node, lead, waiting and the clock.
 ///
@@ -15,7 +17,7 @@ use crate::layout::Layout;
 /// use std::time::Duration;
 /// use snowmint::{Generator, Layout, Rollback, WallClock};
 ///
-/// let gen = Generator::with_clock(Layout::TWITTER, WallClock)
+/// let gen = Generator::builder(Layout::TWITTER).clock(WallClock)
 ///     .node(3)
 ///     .lead_ticks(4)                         // may borrow up to 4 ms ahead under bursts
 ///     .max_wait(Duration::from_millis(50))   // next_id never waits longer
@@ -38,14 +40,7 @@ pub struct GeneratorBuilder<C> {
 
 impl<C: Clock> GeneratorBuilder<C> {
     /// Settings for `layout` on `clock`, node 0.
-    ///
-    /// ```
-    /// use snowmint::{GeneratorBuilder, Layout, WallClock};
-    /// let gen = GeneratorBuilder::new(Layout::SONYFLAKE, WallClock).node(12).build()?;
-    /// assert_eq!(gen.node(), 12);
-    /// # Ok::<(), snowmint::LayoutError>(())
-    /// ```
-    pub fn new(layout: Layout, clock: C) -> GeneratorBuilder<C> {
+    pub(crate) fn new(layout: Layout, clock: C) -> GeneratorBuilder<C> {
         GeneratorBuilder {
             layout,
             node: 0,
@@ -75,7 +70,7 @@ impl<C: Clock> GeneratorBuilder<C> {
     /// ```
     /// use snowmint::{Generator, Layout, ManualClock};
     /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
-    /// let gen = Generator::with_clock(Layout::SONYFLAKE, clock).lead_ticks(1).build()?;
+    /// let gen = Generator::builder(Layout::SONYFLAKE).clock(clock).lead_ticks(1).build()?;
     /// // Two 10 ms ticks' worth at once, the clock standing still.
     /// for _ in 0..512 {
     ///     gen.try_next_id()?;
@@ -173,8 +168,8 @@ impl<C: Clock> GeneratorBuilder<C> {
         Ok(Generator::from_parts(self.into_parts()))
     }
 
-    /// The minter, the node (unchecked) and the starting state.
-    pub(crate) fn into_parts(self) -> (Minter<C>, u64, u64) {
+    /// The minter, the node (unchecked) and the state to resume after, if any.
+    pub(crate) fn into_parts(self) -> (Minter<C>, u64, Option<u64>) {
         let minter = Minter::new(
             self.layout,
             self.lead_ticks,
@@ -182,12 +177,35 @@ impl<C: Clock> GeneratorBuilder<C> {
             self.rollback,
             self.clock,
         );
-        let start = self.start_after.map_or(0, |id| minter.state_after(id));
+        let start = self.start_after.map(|id| minter.state_of(id));
         (minter, self.node, start)
     }
+}
 
-    /// The layout.
-    pub(crate) fn layout(&self) -> &Layout {
+impl<C: Clock> SourceBuilder for GeneratorBuilder<C> {
+    type Source = Generator<C>;
+
+    fn max_node(&self) -> u64 {
+        self.layout.max_node()
+    }
+
+    fn node_number(&self) -> u64 {
+        self.node
+    }
+
+    fn node(self, node: u64) -> Self {
+        GeneratorBuilder::node(self, node)
+    }
+
+    fn start_after(self, id: Id) -> Self {
+        GeneratorBuilder::start_after(self, id)
+    }
+
+    fn layout(&self) -> &Layout {
         &self.layout
+    }
+
+    fn build(self) -> Result<Generator<C>, LayoutError> {
+        GeneratorBuilder::build(self)
     }
 }

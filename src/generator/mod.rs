@@ -1,27 +1,22 @@
 //! [`Generator`]: the lock-free minting state and its calls.
 
 mod builder;
-pub(crate) mod cell;
-pub(crate) mod minter;
-mod rollback;
-pub(crate) mod step;
-pub(crate) mod tick_cache;
-mod wait;
 
 pub use self::builder::GeneratorBuilder;
-pub use self::rollback::Rollback;
 
 use std::time::Duration;
 
 use crossbeam_utils::CachePadded;
 
-use self::cell::StateCell;
-use self::minter::Minter;
 use crate::batch::IdBatch;
 use crate::clock::{Clock, TscClock};
 use crate::error::{LayoutError, MintError};
 use crate::id::Id;
 use crate::layout::Layout;
+use crate::mint::cell::StateCell;
+use crate::mint::minter::Minter;
+use crate::mint::Rollback;
+use crate::source::IdSource;
 use crate::sync::AtomicU64;
 
 /// Mints unique, time-ordered IDs for one node of one layout, from any number of threads.
@@ -90,23 +85,9 @@ impl Generator {
 }
 
 impl<C: Clock> Generator<C> {
-    /// Settings for a generator on a clock of your choice.
-    ///
-    /// ```
-    /// use snowmint::{Generator, Layout, ManualClock};
-    /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
-    /// let gen = Generator::with_clock(Layout::TWITTER, clock).build()?;
-    /// let id = gen.next_id()?;
-    /// assert_eq!(Layout::TWITTER.decode(id).unix_millis(), 1_700_000_000_000);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn with_clock(layout: Layout, clock: C) -> GeneratorBuilder<C> {
-        GeneratorBuilder::new(layout, clock)
-    }
-
-    pub(crate) fn from_parts((minter, node, start): (Minter<C>, u64, u64)) -> Generator<C> {
+    pub(crate) fn from_parts((minter, node, start): (Minter<C>, u64, Option<u64>)) -> Generator<C> {
         Generator {
-            state: CachePadded::new(AtomicU64::new(start)),
+            state: CachePadded::new(AtomicU64::new(start.unwrap_or(0))),
             node,
             node_in_place: minter.layout.node_in_place(node),
             minter,
@@ -137,7 +118,7 @@ impl<C: Clock> Generator<C> {
     /// use snowmint::{Generator, Layout, ManualClock, MintError};
     ///
     /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
-    /// let gen = Generator::with_clock(Layout::SONYFLAKE, clock).build()?;
+    /// let gen = Generator::builder(Layout::SONYFLAKE).clock(clock).build()?;
     /// for _ in 0..256 {
     ///     gen.try_next_id()?;
     /// }
@@ -147,7 +128,7 @@ impl<C: Clock> Generator<C> {
     /// ```
     #[inline]
     pub fn try_next_id(&self) -> Result<Id, MintError> {
-        if let Some(state) = self.minter.take_one_same_tick(&*self.state) {
+        if let Some(state) = self.minter.take_one_in_tick(&*self.state) {
             return Ok(self.minter.id_of(state, self.node_in_place));
         }
         let (state, _) = self.minter.try_take(&*self.state, 1)?;
@@ -162,7 +143,7 @@ impl<C: Clock> Generator<C> {
     /// use snowmint::{Generator, Layout, ManualClock, MintError};
     ///
     /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
-    /// let gen = Generator::with_clock(Layout::SONYFLAKE, clock).build()?;
+    /// let gen = Generator::builder(Layout::SONYFLAKE).clock(clock).build()?;
     /// for _ in 0..256 {
     ///     gen.next_id()?;
     /// }
@@ -173,7 +154,7 @@ impl<C: Clock> Generator<C> {
     /// ```
     #[inline]
     pub fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
-        if let Some(state) = self.minter.take_one_same_tick(&*self.state) {
+        if let Some(state) = self.minter.take_one_in_tick(&*self.state) {
             return Ok(self.minter.id_of(state, self.node_in_place));
         }
         let (state, _) = self.minter.take(&*self.state, 1, timeout)?;
@@ -189,7 +170,7 @@ impl<C: Clock> Generator<C> {
     /// use snowmint::{Generator, Layout, ManualClock};
     ///
     /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
-    /// let gen = Generator::with_clock(Layout::TWITTER, clock.clone()).lead_ticks(1).build()?;
+    /// let gen = Generator::builder(Layout::TWITTER).clock(clock.clone()).lead_ticks(1).build()?;
     /// // 4,096 IDs per millisecond, one millisecond of lead: at most 8,192 at once.
     /// assert_eq!(gen.next_ids(10_000)?.len(), 8_192);
     /// clock.advance(std::time::Duration::from_millis(1));
@@ -212,7 +193,7 @@ impl<C: Clock> Generator<C> {
     /// use snowmint::{Generator, Layout, ManualClock, MintError};
     ///
     /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
-    /// let gen = Generator::with_clock(Layout::SONYFLAKE, clock).build()?;
+    /// let gen = Generator::builder(Layout::SONYFLAKE).clock(clock).build()?;
     /// assert_eq!(gen.try_next_ids(1_000)?.len(), 256);
     /// assert!(matches!(gen.try_next_ids(1), Err(MintError::Exhausted { .. })));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -253,7 +234,7 @@ impl<C: Clock> Generator<C> {
     ///
     /// ```
     /// use snowmint::{Clock, Generator, Layout, ManualClock};
-    /// let gen = Generator::with_clock(Layout::TWITTER, ManualClock::at_unix_nanos(5)).build()?;
+    /// let gen = Generator::builder(Layout::TWITTER).clock(ManualClock::at_unix_nanos(5)).build()?;
     /// assert_eq!(gen.clock().now_unix_nanos(), 5);
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
@@ -310,17 +291,6 @@ impl<C: Clock> Generator<C> {
     }
 }
 
-impl<C> Generator<C> {
-    /// Moves the state forward to at least `state`, never back: every later ID is greater
-    /// than the ID of `state`. For a new owner of a node, so that it continues after the
-    /// previous owner's last time.
-    pub(crate) fn advance_to(&self, state: u64) {
-        // Relaxed: as every access to the state (see `StateCell`): uniqueness needs only that
-        // RMWs on this one atomic see the latest value, and fetch_max is an RMW.
-        self.state.fetch_max(state, crate::sync::Ordering::Relaxed);
-    }
-}
-
 impl<C: Clock + core::fmt::Debug> core::fmt::Debug for Generator<C> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Generator")
@@ -332,5 +302,49 @@ impl<C: Clock + core::fmt::Debug> core::fmt::Debug for Generator<C> {
             .field("last_id", &self.last_id())
             .field("clock", &self.minter.clock)
             .finish()
+    }
+}
+
+impl<C: Clock> IdSource for Generator<C> {
+    type Clock = C;
+    type Error = MintError;
+
+    #[inline]
+    fn next_id(&self) -> Result<Id, MintError> {
+        Generator::next_id(self)
+    }
+
+    #[inline]
+    fn try_next_id(&self) -> Result<Id, MintError> {
+        Generator::try_next_id(self)
+    }
+
+    #[inline]
+    fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
+        Generator::next_id_timeout(self, timeout)
+    }
+
+    fn next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
+        Generator::next_ids(self, n)
+    }
+
+    fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
+        Generator::try_next_ids(self, n)
+    }
+
+    fn layout(&self) -> &Layout {
+        Generator::layout(self)
+    }
+
+    fn last_id(&self) -> Option<Id> {
+        Generator::last_id(self)
+    }
+
+    fn clock(&self) -> &C {
+        Generator::clock(self)
+    }
+
+    fn max_wait(&self) -> Duration {
+        Generator::max_wait(self)
     }
 }

@@ -1,9 +1,10 @@
 //! [`LeaseError`]: why no node could be leased.
 
 use core::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::error::LayoutError;
+use crate::error::{LayoutError, MintError};
 
 /// Why [`RedisLease::acquire`](super::RedisLease::acquire) returned no generator.
 ///
@@ -20,7 +21,7 @@ use crate::error::LayoutError;
 ///      stop a process, or wait for a crashed one's lease to expire (TTL 10s)"
 /// );
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum LeaseError {
     /// Every node of the range is held by a live lease.
@@ -38,20 +39,26 @@ pub enum LeaseError {
     Redis {
         /// What was being done.
         action: &'static str,
-        /// The client's error.
-        message: String,
+        /// The client's error (also the error's `source()`).
+        cause: Arc<::redis::RedisError>,
     },
     /// The node's mark (the last time its previous owner may have issued) is further ahead
-    /// of this clock than the lease waits. The node was given back.
-    ClockBehind {
+    /// of this clock than the lease waits. The node was given back. The source is
+    /// [`MintError::ClockBehind`], saying by how much.
+    MarkAhead {
         /// The node that was taken.
         node: u64,
         /// Its mark, Unix milliseconds.
         mark_unix_millis: u64,
-        /// How far the clock must still move.
-        behind: Duration,
         /// The longest the lease waits.
         max_wait: Duration,
+        /// How far the clock must still move: a [`MintError::ClockBehind`].
+        cause: MintError,
+    },
+    /// The node was lost while waiting for the clock to pass its mark.
+    LostWhileWaiting {
+        /// The node.
+        node: u64,
     },
     /// The node range is empty, exceeds the layout's node range (or 2^40 − 1), or holds
     /// more than 65,536 nodes.
@@ -93,18 +100,20 @@ impl fmt::Display for LeaseError {
                 "every node from {first} to {last} in namespace {namespace:?} is leased: widen the range (.nodes), \
                  stop a process, or wait for a crashed one's lease to expire (TTL {ttl:?})"
             ),
-            LeaseError::Redis { action, message } => {
-                write!(f, "could not {action} in Redis: {message}")
-            }
-            LeaseError::ClockBehind {
+            LeaseError::Redis { action, .. } => write!(f, "could not {action} in Redis"),
+            LeaseError::MarkAhead {
                 node,
                 mark_unix_millis,
-                behind,
                 max_wait,
+                ..
             } => write!(
                 f,
-                "clock is {behind:?} behind node {node}'s mark {mark_unix_millis} ms (Unix), the last time its previous \
-                 owner may have issued: allowed wait is at most {max_wait:?}; the node was given back"
+                "node {node}'s mark {mark_unix_millis} ms (Unix), the last time its previous owner may have issued, \
+                 is ahead of this clock by more than the lease waits ({max_wait:?}); the node was given back"
+            ),
+            LeaseError::LostWhileWaiting { node } => write!(
+                f,
+                "node {node} was taken by another owner while waiting for the clock to pass its mark"
             ),
             LeaseError::NodeRange { first, last, max } => write!(
                 f,
@@ -124,7 +133,9 @@ impl fmt::Display for LeaseError {
 impl std::error::Error for LeaseError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            LeaseError::Layout(e) => Some(e),
+            LeaseError::Redis { cause, .. } => Some(&**cause),
+            LeaseError::MarkAhead { cause, .. } => Some(cause),
+            // Printed as this error's own message: not again as a source.
             _ => None,
         }
     }

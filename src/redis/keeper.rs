@@ -1,10 +1,13 @@
 //! The lease's Redis side: its three scripts, and the keeper that renews it.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use ::redis::{Client, Connection, RedisResult, Script};
 
-use crate::fence::{ceil_millis, Keeper, Renewal};
+use super::error::LeaseError;
+use crate::fence::mark::ceil_millis;
+use crate::fence::{Cause, Keeper, Note, Renewal};
 
 /// Takes the first free node of `ARGV[2]..=ARGV[3]` with `SET owner_key owner NX PX ttl`,
 /// scanning from `ARGV[4]` and wrapping, and returns `{node, mark_ms, mark_owner}` (`-1`
@@ -252,16 +255,12 @@ impl RedisKeeper {
             .acquire(&self.prefix, (node, node, node), &self.owner, self.ttl)
         {
             Ok(t) => t,
-            Err(e) => {
-                return Renewal::Failed(format!(
-                    "lease on node {node} expired; taking it back failed: {e}"
-                ))
-            }
+            Err(e) => return Renewal::Failed(redis_cause("take back the expired lease", e)),
         };
         let Some(taken) = taken else {
-            return Renewal::Lost(format!(
+            return Renewal::Lost(Arc::new(Note::new(format!(
                 "its lease expired and another owner holds node {node} in Redis now"
-            ));
+            ))));
         };
         // A mark we wrote ourselves is already behind our own state; another owner's is not.
         let floor = taken.mark.filter(|_| taken.mark_owner != self.owner);
@@ -276,10 +275,10 @@ impl RedisKeeper {
                 valid_until_nanos,
                 floor_unix_millis: floor,
             },
-            Ok(_) => Renewal::Failed(format!(
+            Ok(_) => Renewal::Failed(Arc::new(Note::new(format!(
                 "node {node} was taken back but slipped away at once"
-            )),
-            Err(e) => Renewal::Failed(format!("node {node} was taken back but not renewed: {e}")),
+            )))),
+            Err(e) => Renewal::Failed(redis_cause("renew the lease taken back", e)),
         }
     }
 }
@@ -289,7 +288,7 @@ impl Keeper for RedisKeeper {
         match self.renew_at(now_nanos) {
             Ok(Some(held)) => held,
             Ok(None) => self.take_back(now_nanos),
-            Err(e) => Renewal::Failed(format!("lease renewal failed: {e}")),
+            Err(e) => Renewal::Failed(redis_cause("renew the lease", e)),
         }
     }
 
@@ -308,4 +307,12 @@ impl Keeper for RedisKeeper {
             (self.ttl / 20).max(Duration::from_millis(5))
         }
     }
+}
+
+/// A Redis error while `action`, as a renewal's cause.
+fn redis_cause(action: &'static str, e: ::redis::RedisError) -> Cause {
+    Arc::new(LeaseError::Redis {
+        action,
+        cause: Arc::new(e),
+    })
 }

@@ -31,19 +31,22 @@ pub use self::error::LeaseError;
 
 use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use self::keeper::{Conn, Keys, RedisKeeper};
 use crate::clock::Clock;
-use crate::fence::{self, FencedGenerator, Keeper, Renewal};
-use crate::generator::GeneratorBuilder;
+use crate::error::MintError;
+use crate::fence::mark::{resume_after, wait_past};
+use crate::fence::{FenceError, Fenced, Keeper, Renewal};
+use crate::source::{IdSource, SourceBuilder};
 
 /// The most nodes one lease scans: the acquisition script visits each taken node once.
 const MAX_RANGE: u64 = 1 << 16;
 /// The largest node number a lease handles: the scripts count in Lua's doubles.
 const MAX_NODE: u64 = (1 << 40) - 1;
 
-/// Leases a node number from Redis for a [`FencedGenerator`].
+/// Leases a node number from Redis for a [`Fenced`].
 ///
 /// # How it works
 /// - **Acquire**: one Lua script tries `SET snowmint:NS:node:N TOKEN NX PX ttl` for each
@@ -51,13 +54,13 @@ const MAX_NODE: u64 = (1 << 40) - 1;
 ///   Redis runs scripts one at a time, so two processes never get the same free node.
 /// - **Restart guard**: if the mark (the last time the previous owner may have issued) is
 ///   ahead of this clock, the generator waits until its clock passes it (at most
-///   [`max_clock_wait`](Self::max_clock_wait), else [`LeaseError::ClockBehind`] at once)
+///   [`max_wait`](Self::max_wait), else [`LeaseError::MarkAhead`] at once)
 ///   and mints only after it.
 /// - **Renew**: every third of the TTL, a script checks the token, extends the TTL and
 ///   raises the mark to `now + ttl`. The generator hands out no ID stamped after the mark
 ///   recorded in Redis, so the next owner, who starts after the mark, can never repeat one.
 /// - **Fence**: the hold is proven until `send time of the last successful renewal + TTL −
-///   margin`; after that [`next_id`](FencedGenerator::next_id) returns
+///   margin`; after that [`next_id`](Fenced::next_id) returns
 ///   [`FenceError::Fenced`](crate::FenceError::Fenced) until a renewal gets through. If the
 ///   key expired meanwhile, the same node is taken back if it is free (continuing after
 ///   any owner in between); if another process holds it, the generator is
@@ -92,7 +95,7 @@ const MAX_NODE: u64 = (1 << 40) - 1;
 ///     .nodes(0..=99)                      // this service's share of the node range
 ///     .ttl(Duration::from_secs(10))
 ///     .margin(Duration::from_secs(2))
-///     .max_clock_wait(Duration::from_secs(10));
+///     .max_wait(Duration::from_secs(10));
 /// let gen = match lease.acquire(Generator::builder(Layout::TWITTER)) {
 ///     Ok(gen) => gen,
 ///     Err(LeaseError::AllTaken { .. }) => panic!("100 processes already run: widen the range"),
@@ -111,14 +114,14 @@ pub struct RedisLease {
     namespace: String,
     ttl: Duration,
     margin: Option<Duration>,
-    max_clock_wait: Duration,
+    max_wait: Duration,
     nodes: Option<RangeInclusive<u64>>,
     io_timeout: Option<Duration>,
 }
 
 impl RedisLease {
     /// A lease from the Redis at `url` (`redis://host:port/db`), namespace `default`, TTL
-    /// 10 s, margin a fifth of the TTL, `max_clock_wait` 10 s, every node of the layout (at
+    /// 10 s, margin a fifth of the TTL, `max_wait` 10 s, every node of the layout (at
     /// most 65,536). Nothing is connected until [`acquire`](Self::acquire).
     ///
     /// ```
@@ -127,16 +130,14 @@ impl RedisLease {
     /// assert!(RedisLease::new("not a url").is_err());
     /// ```
     pub fn new(url: &str) -> Result<RedisLease, LeaseError> {
-        let client = ::redis::Client::open(url).map_err(|e| LeaseError::Redis {
-            action: "parse the Redis URL",
-            message: e.to_string(),
-        })?;
+        let client =
+            ::redis::Client::open(url).map_err(|e| redis_error("parse the Redis URL", e))?;
         Ok(RedisLease {
             client,
             namespace: "default".to_string(),
             ttl: Duration::from_secs(10),
             margin: None,
-            max_clock_wait: Duration::from_secs(10),
+            max_wait: Duration::from_secs(10),
             nodes: None,
             io_timeout: None,
         })
@@ -182,15 +183,15 @@ impl RedisLease {
     }
 
     /// The longest [`acquire`](Self::acquire) waits for this clock to pass the node's mark
-    /// (default 10 s); a clock further behind is [`LeaseError::ClockBehind`], at once.
+    /// (default 10 s); a clock further behind is [`LeaseError::MarkAhead`], at once.
     ///
     /// ```
     /// use std::time::Duration;
-    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?.max_clock_wait(Duration::from_secs(2));
+    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?.max_wait(Duration::from_secs(2));
     /// # Ok::<(), snowmint::redis::LeaseError>(())
     /// ```
-    pub fn max_clock_wait(mut self, max: Duration) -> Self {
-        self.max_clock_wait = max;
+    pub fn max_wait(mut self, max: Duration) -> Self {
+        self.max_wait = max;
         self
     }
 
@@ -237,16 +238,18 @@ impl RedisLease {
     /// use snowmint::redis::RedisLease;
     /// use snowmint::{Generator, Layout, WallClock};
     /// let gen = RedisLease::new("redis://127.0.0.1:6379/")?
-    ///     .acquire(Generator::with_clock(Layout::SONYFLAKE, WallClock))?;
+    ///     .acquire(Generator::builder(Layout::SONYFLAKE).clock(WallClock))?;
     /// assert!(gen.node() <= Layout::SONYFLAKE.max_node());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn acquire<C: Clock + 'static>(
-        &self,
-        builder: GeneratorBuilder<C>,
-    ) -> Result<FencedGenerator<C>, LeaseError> {
+    pub fn acquire<B>(&self, builder: B) -> Result<Fenced<B::Source>, LeaseError>
+    where
+        B: SourceBuilder,
+        <B::Source as IdSource>::Clock: Clone + 'static,
+        <B::Source as IdSource>::Error: Into<FenceError>,
+    {
         let layout = *builder.layout();
-        let (first, last) = self.range(layout.max_node())?;
+        let (first, last) = self.range(builder.max_node())?;
         let margin = self.margin.unwrap_or(self.ttl / 5);
         if self.ttl < Duration::from_millis(30)
             || self.ttl > Duration::from_secs(86_400)
@@ -266,7 +269,7 @@ impl RedisLease {
         let mut conn = Conn::new(self.client.clone(), io_timeout);
         let taken = conn
             .acquire(&prefix, (first, last, first), &owner, self.ttl)
-            .map_err(|e| redis_error("acquire a node", &e))?
+            .map_err(|e| redis_error("acquire a node", e))?
             .ok_or_else(|| LeaseError::AllTaken {
                 namespace: self.namespace.clone(),
                 first,
@@ -284,8 +287,25 @@ impl RedisLease {
             margin,
             floor: taken.mark,
         };
+        let builder = match taken.mark {
+            Some(mark) => match resume_after(&layout, mark) {
+                Ok(Some(after)) => builder.start_after(after),
+                Ok(None) => builder,
+                Err(e) => {
+                    keeper.release(None);
+                    return Err(e.into());
+                }
+            },
+            None => builder,
+        };
         match self.start(builder.node(node), &mut keeper) {
-            Ok((gen, first)) => Ok(FencedGenerator::start(gen, Box::new(keeper), first)),
+            Ok((source, first)) => Ok(Fenced::start_with(
+                source,
+                node,
+                Box::new(keeper),
+                Some(first),
+                true,
+            )),
             Err(e) => {
                 // Give the node back, its mark untouched.
                 keeper.release(None);
@@ -294,49 +314,44 @@ impl RedisLease {
         }
     }
 
-    /// Builds the generator after the node's mark, waits for the clock, records the first
-    /// window.
-    fn start<C: Clock + 'static>(
+    /// Builds the source, waits for its clock to pass the node's mark (holding the lease
+    /// meanwhile) and records the first window.
+    fn start<B: SourceBuilder>(
         &self,
-        builder: GeneratorBuilder<C>,
+        builder: B,
         keeper: &mut RedisKeeper,
-    ) -> Result<(crate::Generator<C>, Renewal), LeaseError> {
-        let gen = builder.build()?;
+    ) -> Result<(B::Source, Renewal), LeaseError> {
+        let source = builder.build()?;
         if let Some(mark) = keeper.floor {
-            fence::skip_past(&gen, mark)?;
             let (node, ttl) = (keeper.node, keeper.ttl);
-            let waited = fence::wait_past(&gen, mark, self.max_clock_wait, ttl / 3, || {
+            let waited = wait_past(&source, mark, self.max_wait, ttl / 3, || {
                 // Hold the lease while waiting, the mark unchanged.
                 match keeper.conn.renew(&keeper.keys, &keeper.owner, ttl, 0) {
                     Ok(Some(_)) => Ok(()),
-                    Ok(None) => Err(LeaseError::Redis {
-                        action: "hold the lease while waiting for the clock",
-                        message: format!("node {node} was lost meanwhile"),
-                    }),
-                    Err(e) => Err(redis_error(
-                        "hold the lease while waiting for the clock",
-                        &e,
-                    )),
+                    Ok(None) => Err(LeaseError::LostWhileWaiting { node }),
+                    Err(e) => Err(redis_error("hold the lease while waiting for the clock", e)),
                 }
             });
             match waited {
                 Ok(kept) => kept?,
                 Err(behind) => {
-                    return Err(LeaseError::ClockBehind {
+                    return Err(LeaseError::MarkAhead {
                         node,
                         mark_unix_millis: mark,
-                        behind,
-                        max_wait: self.max_clock_wait,
+                        max_wait: self.max_wait,
+                        cause: MintError::ClockBehind { behind },
                     })
                 }
             }
         }
-        match keeper.renew(gen.clock().now_unix_nanos()) {
-            held @ Renewal::Held { .. } => Ok((gen, held)),
-            Renewal::Failed(message) | Renewal::Lost(message) => Err(LeaseError::Redis {
-                action: "record the first window",
-                message,
-            }),
+        match keeper.renew(source.clock().now_unix_nanos()) {
+            held @ Renewal::Held { .. } => Ok((source, held)),
+            Renewal::Failed(cause) | Renewal::Lost(cause) => {
+                match cause.downcast_ref::<LeaseError>() {
+                    Some(e) => Err(e.clone()),
+                    None => Err(LeaseError::LostWhileWaiting { node: keeper.node }),
+                }
+            }
         }
     }
 
@@ -358,10 +373,10 @@ impl RedisLease {
     }
 }
 
-fn redis_error(action: &'static str, e: &::redis::RedisError) -> LeaseError {
+fn redis_error(action: &'static str, e: ::redis::RedisError) -> LeaseError {
     LeaseError::Redis {
         action,
-        message: e.to_string(),
+        cause: Arc::new(e),
     }
 }
 

@@ -5,8 +5,11 @@ use std::time::Duration;
 use super::ShardedGenerator;
 use crate::clock::Clock;
 use crate::error::LayoutError;
-use crate::generator::{GeneratorBuilder, Rollback};
+use crate::generator::GeneratorBuilder;
 use crate::id::Id;
+use crate::layout::Layout;
+use crate::mint::Rollback;
+use crate::source::SourceBuilder;
 
 /// Default shard bits: 63 exclusive shards, more than the cores of most servers.
 const DEFAULT_SHARD_BITS: u8 = 6;
@@ -105,15 +108,18 @@ impl<C: Clock> ShardedBuilder<C> {
         self
     }
 
-    /// Every shard resumes after this ID (the last one issued under this host before a
-    /// restart, for example): all IDs minted are greater.
+    /// Every shard resumes past the tick of this ID (the sharded generator's
+    /// [`last_id`](ShardedGenerator::last_id) before a restart, for example): all IDs minted
+    /// lie in later ticks, so none repeats whatever sequence another shard had reached.
     ///
     /// ```
     /// use snowmint::{Layout, ShardedGenerator};
     /// let old = ShardedGenerator::builder(Layout::TWITTER).build()?;
-    /// let last = old.next_id()?;
-    /// let new = ShardedGenerator::builder(Layout::TWITTER).start_after(last).build()?;
-    /// assert!(new.next_id()? > last);
+    /// old.next_id()?;
+    /// let resume = old.last_id().unwrap();
+    /// let new = ShardedGenerator::builder(Layout::TWITTER).start_after(resume).build()?;
+    /// let next = Layout::TWITTER.decode(new.next_id()?);
+    /// assert!(next.ticks() > Layout::TWITTER.decode(resume).ticks());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn start_after(mut self, id: Id) -> Self {
@@ -147,10 +153,48 @@ impl<C: Clock> ShardedBuilder<C> {
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
     pub fn build(self) -> Result<ShardedGenerator<C>, LayoutError> {
-        let shard_bits = self
-            .shard_bits
-            .unwrap_or_else(|| DEFAULT_SHARD_BITS.min(self.inner.layout().node_bits()));
+        let shard_bits = self.shard_bits_or_default();
         let (minter, host, start) = self.inner.into_parts();
         ShardedGenerator::from_parts(minter, host, shard_bits, start)
+    }
+
+    /// The shard bits asked for, or the default for the layout.
+    fn shard_bits_or_default(&self) -> u8 {
+        self.shard_bits.unwrap_or_else(|| {
+            DEFAULT_SHARD_BITS.min(SourceBuilder::layout(&self.inner).node_bits())
+        })
+    }
+}
+
+impl<C: Clock> SourceBuilder for ShardedBuilder<C> {
+    type Source = ShardedGenerator<C>;
+
+    /// The largest host: the node bits above the shard bits.
+    fn max_node(&self) -> u64 {
+        let layout = SourceBuilder::layout(&self.inner);
+        layout
+            .max_node()
+            .checked_shr(self.shard_bits_or_default().into())
+            .unwrap_or(0)
+    }
+
+    fn node_number(&self) -> u64 {
+        self.inner.node_number()
+    }
+
+    fn node(self, node: u64) -> Self {
+        self.host(node)
+    }
+
+    fn start_after(self, id: Id) -> Self {
+        ShardedBuilder::start_after(self, id)
+    }
+
+    fn layout(&self) -> &Layout {
+        SourceBuilder::layout(&self.inner)
+    }
+
+    fn build(self) -> Result<ShardedGenerator<C>, LayoutError> {
+        ShardedBuilder::build(self)
     }
 }

@@ -1,6 +1,7 @@
 //! [`Lease`]: one shard owned by one worker.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::slots::Hold;
 use super::Shared;
@@ -8,6 +9,8 @@ use crate::batch::IdBatch;
 use crate::clock::{Clock, TscClock};
 use crate::error::MintError;
 use crate::id::Id;
+use crate::layout::Layout;
+use crate::source::IdSource;
 
 /// One shard of a [`ShardedGenerator`](crate::ShardedGenerator), owned by one worker: minting
 /// reads the clock and updates a plain cell, with no thread-local lookup and no atomic
@@ -54,9 +57,22 @@ impl<C: Clock> Lease<C> {
     /// ```
     #[inline]
     pub fn next_id(&self) -> Result<Id, MintError> {
+        self.next_id_timeout(self.shared.minter.max_wait)
+    }
+
+    /// The next ID, waiting at most `timeout` for it.
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
+    /// let lease = gen.lease()?;
+    /// assert!(lease.next_id_timeout(std::time::Duration::ZERO).is_ok());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
         let m = &self.shared.minter;
         let h = &self.hold;
-        m.take_one_cached(&h.state, &h.cache, h.node_in_place, m.max_wait)
+        m.take_one_cached(&h.state, &h.cache, h.node_in_place, timeout, |s| h.note(s))
     }
 
     /// The next ID, or at once an error saying why not.
@@ -70,6 +86,7 @@ impl<C: Clock> Lease<C> {
     pub fn try_next_id(&self) -> Result<Id, MintError> {
         let m = &self.shared.minter;
         let (state, _) = m.try_take(&self.hold.state, 1)?;
+        self.hold.note(state);
         Ok(m.id_of(state, self.hold.node_in_place))
     }
 
@@ -86,6 +103,7 @@ impl<C: Clock> Lease<C> {
     pub fn next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
         let m = &self.shared.minter;
         let (first, last) = m.take(&self.hold.state, n, m.max_wait)?;
+        self.hold.note(last);
         Ok(IdBatch::new(m.layout, self.hold.node_in_place, first, last))
     }
 
@@ -99,6 +117,7 @@ impl<C: Clock> Lease<C> {
     pub fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
         let m = &self.shared.minter;
         let (first, last) = m.try_take(&self.hold.state, n)?;
+        self.hold.note(last);
         Ok(IdBatch::new(m.layout, self.hold.node_in_place, first, last))
     }
 
@@ -113,6 +132,99 @@ impl<C: Clock> Lease<C> {
     /// ```
     pub fn node(&self) -> u64 {
         self.shared.host() << self.shared.shard_bits | self.hold.index() as u64
+    }
+
+    /// The layout of the IDs.
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::SONYFLAKE).build()?;
+    /// assert_eq!(*gen.lease()?.layout(), snowmint::Layout::SONYFLAKE);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn layout(&self) -> &Layout {
+        &self.shared.minter.layout
+    }
+
+    /// The last ID this shard issued (under this lease or an earlier holder), or `None`
+    /// before the first.
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
+    /// let lease = gen.lease()?;
+    /// let id = lease.next_id()?;
+    /// assert_eq!(lease.last_id(), Some(id));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn last_id(&self) -> Option<Id> {
+        let state = self.hold.state.get();
+        (state != 0).then(|| self.shared.minter.id_of(state, self.hold.node_in_place))
+    }
+
+    /// The clock.
+    ///
+    /// ```
+    /// use snowmint::{Clock, Layout, ManualClock, ShardedGenerator};
+    /// let gen = ShardedGenerator::builder(Layout::TWITTER).clock(ManualClock::at_unix_nanos(5)).build()?;
+    /// assert_eq!(gen.lease()?.clock().now_unix_nanos(), 5);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn clock(&self) -> &C {
+        &self.shared.minter.clock
+    }
+
+    /// The longest a blocking call waits.
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
+    /// assert_eq!(gen.lease()?.max_wait(), std::time::Duration::from_secs(1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn max_wait(&self) -> Duration {
+        self.shared.minter.max_wait
+    }
+}
+
+impl<C: Clock> IdSource for Lease<C> {
+    type Clock = C;
+    type Error = MintError;
+
+    #[inline]
+    fn next_id(&self) -> Result<Id, MintError> {
+        Lease::next_id(self)
+    }
+
+    #[inline]
+    fn try_next_id(&self) -> Result<Id, MintError> {
+        Lease::try_next_id(self)
+    }
+
+    #[inline]
+    fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
+        Lease::next_id_timeout(self, timeout)
+    }
+
+    fn next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
+        Lease::next_ids(self, n)
+    }
+
+    fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
+        Lease::try_next_ids(self, n)
+    }
+
+    fn layout(&self) -> &Layout {
+        Lease::layout(self)
+    }
+
+    fn last_id(&self) -> Option<Id> {
+        Lease::last_id(self)
+    }
+
+    fn clock(&self) -> &C {
+        Lease::clock(self)
+    }
+
+    fn max_wait(&self) -> Duration {
+        Lease::max_wait(self)
     }
 }
 

@@ -100,7 +100,7 @@ fn lookup_slow<R>(
             entry.hold = slots.acquire();
             let last = entry.last_elsewhere.get();
             match &entry.hold {
-                Some(hold) => hold.start_after_tick_of(last, slots.sequence_bits),
+                Some(hold) => hold.start_after_tick_of(last),
                 None if last != 0 => slots.overflow_past_tick_of(last),
                 None => {}
             }

@@ -16,9 +16,11 @@ use self::slots::Slots;
 use crate::batch::IdBatch;
 use crate::clock::{Clock, TscClock};
 use crate::error::{LayoutError, MintError};
-use crate::generator::minter::Minter;
 use crate::id::Id;
 use crate::layout::Layout;
+use crate::mint::minter::Minter;
+use crate::mint::rule::last_of_tick;
+use crate::source::IdSource;
 
 /// A generator whose node field is split into a host part and a shard part, so that every
 /// thread mints on a shard of its own: no shared cache line, no atomic read-modify-write on
@@ -90,24 +92,11 @@ impl ShardedGenerator {
 }
 
 impl<C: Clock> ShardedGenerator<C> {
-    /// Settings for a sharded generator on a clock of your choice.
-    ///
-    /// ```
-    /// use snowmint::{Layout, ManualClock, ShardedGenerator};
-    /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
-    /// let gen = ShardedGenerator::with_clock(Layout::TWITTER, clock).shard_bits(2).build()?;
-    /// assert_eq!(Layout::TWITTER.decode(gen.next_id()?).unix_millis(), 1_700_000_000_000);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn with_clock(layout: Layout, clock: C) -> ShardedBuilder<C> {
-        ShardedBuilder::new(crate::GeneratorBuilder::new(layout, clock))
-    }
-
     pub(crate) fn from_parts(
         minter: Minter<C>,
         host: u64,
         shard_bits: u8,
-        start: u64,
+        start_after: Option<u64>,
     ) -> Result<Self, LayoutError> {
         let layout = minter.layout;
         let max_shard_bits = layout.node_bits().min(16);
@@ -124,6 +113,9 @@ impl<C: Clock> ShardedGenerator<C> {
                 max: max_host,
             });
         }
+        // A restart resumes past the whole tick of the saved state: other shards of the same
+        // host may have reached a higher sequence in that tick than the saved ID shows.
+        let start = start_after.map_or(0, |state| last_of_tick(state, layout.sequence_bits()));
         let base = host << shard_bits;
         let overflow = (1_u64 << shard_bits) - 1;
         let slots = Slots::new(
@@ -161,18 +153,38 @@ impl<C: Clock> ShardedGenerator<C> {
             m.take_one_from_cache(&h.state, &h.cache)
         }) {
             Some(id) => Ok(Id::from_u64(id)),
-            None => self.next_id_general(),
+            None => self.next_id_general(m.max_wait),
+        }
+    }
+
+    /// The next ID from this thread's shard, waiting at most `timeout` for it.
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
+    /// assert!(gen.next_id_timeout(std::time::Duration::from_millis(5)).is_ok());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
+        let m = &self.shared.minter;
+        match local::with_own(&self.shared.slots, |h| {
+            m.take_one_from_cache(&h.state, &h.cache)
+        }) {
+            Some(id) => Ok(Id::from_u64(id)),
+            None => self.next_id_general(timeout),
         }
     }
 
     /// [`next_id`](Self::next_id) when the cached tick does not serve: takes a shard if the
     /// thread has none, refills the cache, waits, or mints on the overflow shard.
     #[inline(never)]
-    fn next_id_general(&self) -> Result<Id, MintError> {
+    fn next_id_general(&self, timeout: Duration) -> Result<Id, MintError> {
         let m = &self.shared.minter;
         local::with(&self.shared.slots, |shard| match shard {
-            Shard::Own(h) => m.take_one_cached(&h.state, &h.cache, h.node_in_place, m.max_wait),
-            Shard::Overflow(last) => self.next_overflow_id(last),
+            Shard::Own(h) => {
+                m.take_one_cached(&h.state, &h.cache, h.node_in_place, timeout, |s| h.note(s))
+            }
+            Shard::Overflow(last) => self.next_overflow_id(last, timeout),
         })
     }
 
@@ -180,10 +192,14 @@ impl<C: Clock> ShardedGenerator<C> {
     /// path stays small enough to inline.
     #[cold]
     #[inline(never)]
-    fn next_overflow_id(&self, last: &core::cell::Cell<u64>) -> Result<Id, MintError> {
+    fn next_overflow_id(
+        &self,
+        last: &core::cell::Cell<u64>,
+        timeout: Duration,
+    ) -> Result<Id, MintError> {
         let m = &self.shared.minter;
         let slots = &self.shared.slots;
-        let (state, _) = m.take(&*slots.overflow, 1, m.max_wait)?;
+        let (state, _) = m.take(&*slots.overflow, 1, timeout)?;
         last.set(state);
         Ok(m.id_of(state, slots.overflow_node_in_place))
     }
@@ -197,7 +213,7 @@ impl<C: Clock> ShardedGenerator<C> {
     /// ```
     #[inline]
     pub fn try_next_id(&self) -> Result<Id, MintError> {
-        Ok(self.try_next_ids(1)?.next().unwrap_or(Id::MIN))
+        Ok(self.batch(1, Duration::ZERO)?.next().unwrap_or(Id::MIN))
     }
 
     /// Reserves up to `n` consecutive IDs on this thread's shard, as
@@ -210,7 +226,7 @@ impl<C: Clock> ShardedGenerator<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
-        self.batch(n, true)
+        self.batch(n, self.shared.minter.max_wait)
     }
 
     /// Reserves up to `n` consecutive IDs on this thread's shard without waiting.
@@ -221,17 +237,17 @@ impl<C: Clock> ShardedGenerator<C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
-        self.batch(n, false)
+        // A zero timeout never starts a wait: the non-blocking form.
+        self.batch(n, Duration::ZERO)
     }
 
-    fn batch(&self, n: u64, wait: bool) -> Result<IdBatch, MintError> {
+    fn batch(&self, n: u64, timeout: Duration) -> Result<IdBatch, MintError> {
         let m = &self.shared.minter;
         let slots = &self.shared.slots;
-        // A zero timeout never starts a wait: the non-blocking form.
-        let timeout = if wait { m.max_wait } else { Duration::ZERO };
         local::with(slots, |shard| match shard {
             Shard::Own(hold) => {
                 let (first, last) = m.take(&hold.state, n, timeout)?;
+                hold.note(last);
                 Ok(IdBatch::new(m.layout, hold.node_in_place, first, last))
             }
             Shard::Overflow(overflow_last) => {
@@ -269,51 +285,102 @@ impl<C: Clock> ShardedGenerator<C> {
         }
     }
 
-    /// Hands back the calling thread's shard now rather than when the thread exits (for
-    /// thread pools whose threads outlive their use of the generator). If the thread mints
-    /// again it takes a shard again, starting past the tick it last minted in, so its IDs
-    /// keep increasing.
-    ///
-    /// ```
-    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
-    /// gen.next_id()?;
-    /// assert_eq!(gen.local_shard(), Some(0));
-    /// gen.release_local();
-    /// assert_eq!(gen.local_shard(), None);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn release_local(&self) {
-        local::release(&self.shared.slots);
-    }
-
     /// Takes a shard for the calling thread now (as its first `next_id` would) and returns
     /// its number, or `None` if every exclusive shard is held and the thread will mint on
     /// the overflow shard. For thread-pool start handlers.
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
-    /// assert_eq!(gen.claim_local(), Some(0));
+    /// assert_eq!(gen.claim_local_shard(), Some(0));
     /// assert_eq!(gen.local_shard(), Some(0));
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
-    pub fn claim_local(&self) -> Option<u64> {
+    pub fn claim_local_shard(&self) -> Option<u64> {
         local::with(&self.shared.slots, |shard| match shard {
             Shard::Own(hold) => Some(hold.index() as u64),
             Shard::Overflow(_) => None,
         })
     }
 
-    /// The calling thread's exclusive shard number, if it holds one.
+    /// The calling thread's exclusive shard number, if it holds one (it takes one on its
+    /// first `next_id`, or with [`claim_local_shard`](Self::claim_local_shard)).
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
     /// assert_eq!(gen.local_shard(), None);
     /// gen.next_id()?;
-    /// assert!(gen.local_shard().is_some());
+    /// assert_eq!(gen.local_shard(), Some(0));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn local_shard(&self) -> Option<u64> {
         local::shard_index(&self.shared.slots).map(|i| i as u64)
+    }
+
+    /// Hands back the calling thread's shard now rather than when the thread exits (for
+    /// thread pools whose threads outlive their use of the generator). If the thread mints
+    /// again it takes a shard again, starting past the tick it last minted in, so its IDs
+    /// keep increasing.
+    ///
+    /// ```
+    /// use snowmint::{Layout, ShardedGenerator};
+    /// let gen = ShardedGenerator::builder(Layout::TWITTER).shard_bits(1).build()?;
+    /// let id = gen.next_id()?;             // takes the one exclusive shard
+    /// assert!(gen.lease().is_err());
+    /// gen.release_local_shard();
+    /// assert_eq!(gen.local_shard(), None);
+    /// let lease = gen.lease()?;            // free again, with its state
+    /// assert!(lease.next_id()? > id);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn release_local_shard(&self) {
+        local::release(&self.shared.slots);
+    }
+
+    /// Where to resume after a restart: an ID at least as late as every ID issued so far by
+    /// any shard (the end of the latest tick any shard reached, on the host's highest node),
+    /// or `None` before the first. Build the next run with
+    /// [`start_after`](ShardedBuilder::start_after) of it and every shard starts in a later
+    /// tick.
+    ///
+    /// ```
+    /// use snowmint::{Layout, ShardedGenerator};
+    /// let gen = ShardedGenerator::builder(Layout::TWITTER).host(1).build()?;
+    /// assert_eq!(gen.last_id(), None);
+    /// let id = gen.next_id()?;
+    /// let resume = gen.last_id().unwrap();
+    /// assert!(resume >= id);
+    /// let next = ShardedGenerator::builder(Layout::TWITTER).host(1).start_after(resume).build()?;
+    /// assert!(next.next_id()? > resume);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn last_id(&self) -> Option<Id> {
+        let slots = &self.shared.slots;
+        let reached = slots.reached();
+        let end = last_of_tick(reached, slots.sequence_bits);
+        (reached != 0).then(|| self.shared.minter.id_of(end, slots.overflow_node_in_place))
+    }
+
+    /// The clock.
+    ///
+    /// ```
+    /// use snowmint::{Clock, Layout, ManualClock, ShardedGenerator};
+    /// let gen = ShardedGenerator::builder(Layout::TWITTER).clock(ManualClock::at_unix_nanos(5)).build()?;
+    /// assert_eq!(gen.clock().now_unix_nanos(), 5);
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub fn clock(&self) -> &C {
+        &self.shared.minter.clock
+    }
+
+    /// The longest a blocking call waits.
+    ///
+    /// ```
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
+    /// assert_eq!(gen.max_wait(), std::time::Duration::from_secs(1));
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub fn max_wait(&self) -> Duration {
+        self.shared.minter.max_wait
     }
 
     /// The layout of the IDs.
@@ -376,5 +443,48 @@ impl<C> core::fmt::Debug for ShardedGenerator<C> {
             .field("host", &self.shared.host)
             .field("shard_bits", &self.shared.shard_bits)
             .finish_non_exhaustive()
+    }
+}
+
+impl<C: Clock> IdSource for ShardedGenerator<C> {
+    type Clock = C;
+    type Error = MintError;
+
+    #[inline]
+    fn next_id(&self) -> Result<Id, MintError> {
+        ShardedGenerator::next_id(self)
+    }
+
+    #[inline]
+    fn try_next_id(&self) -> Result<Id, MintError> {
+        ShardedGenerator::try_next_id(self)
+    }
+
+    fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
+        ShardedGenerator::next_id_timeout(self, timeout)
+    }
+
+    fn next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
+        ShardedGenerator::next_ids(self, n)
+    }
+
+    fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
+        ShardedGenerator::try_next_ids(self, n)
+    }
+
+    fn layout(&self) -> &Layout {
+        ShardedGenerator::layout(self)
+    }
+
+    fn last_id(&self) -> Option<Id> {
+        ShardedGenerator::last_id(self)
+    }
+
+    fn clock(&self) -> &C {
+        ShardedGenerator::clock(self)
+    }
+
+    fn max_wait(&self) -> Duration {
+        ShardedGenerator::max_wait(self)
     }
 }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
 
-use crate::generator::step::tick_end;
-use crate::generator::tick_cache::TickCache;
+use crate::mint::rule::last_of_tick;
+use crate::mint::tick_cache::TickCache;
 use crate::sync::{AtomicBool, AtomicU64, Ordering};
 
 /// One exclusive shard: its state while nobody holds it, and whether somebody does.
@@ -25,6 +25,9 @@ pub(crate) struct Slots {
     shards: Box<[Slot]>,
     pub(crate) overflow: CachePadded<AtomicU64>,
     pub(crate) overflow_node_in_place: u64,
+    /// The highest state any exclusive shard has issued, published once per tick a holder
+    /// enters (not per ID): with the overflow shard's state, where a restart resumes.
+    reached: CachePadded<AtomicU64>,
     pub(crate) sequence_bits: u8,
     /// Set when the sharded generator is dropped: threads' registry entries for it are dead
     /// (leases do not use them) and are pruned.
@@ -33,7 +36,7 @@ pub(crate) struct Slots {
 
 impl Slots {
     /// `node_in_place` of each exclusive shard, then of the overflow shard; every shard
-    /// starts at `start`.
+    /// starts at `start` (0, or the last state of a tick to resume after).
     pub(crate) fn new(
         exclusive: impl Iterator<Item = u64>,
         overflow: u64,
@@ -50,6 +53,7 @@ impl Slots {
                 .collect(),
             overflow: CachePadded::new(AtomicU64::new(start)),
             overflow_node_in_place: overflow,
+            reached: CachePadded::new(AtomicU64::new(start)),
             sequence_bits,
             closed: AtomicBool::new(false),
         }
@@ -59,10 +63,20 @@ impl Slots {
     /// `state` elsewhere and now turns to the overflow shard keeps its IDs increasing.
     /// Skipping states costs nothing but the skipped IDs.
     pub(crate) fn overflow_past_tick_of(&self, state: u64) {
-        if let Some(end) = tick_end(state, self.sequence_bits) {
-            // Relaxed: as every state update, only this atomic's modification order matters.
-            self.overflow.fetch_max(end - 1, Ordering::Relaxed);
-        }
+        // Relaxed: as every state update, only this atomic's modification order matters.
+        self.overflow
+            .fetch_max(last_of_tick(state, self.sequence_bits), Ordering::Relaxed);
+    }
+
+    /// The highest state issued by any shard, at tick precision: every state issued lies in
+    /// its tick or an earlier one (0: none yet).
+    pub(crate) fn reached(&self) -> u64 {
+        // Relaxed: a report of a monotonic value; nothing else is read on its account. A
+        // caller that needs every issued state counted (a restart) reads after the minting
+        // threads have stopped.
+        let exclusive = self.reached.load(Ordering::Relaxed);
+        // Relaxed: as above.
+        exclusive.max(self.overflow.load(Ordering::Relaxed))
     }
 
     /// Marks the generator dropped.
@@ -104,6 +118,7 @@ impl Slots {
                     node_in_place: slot.node_in_place,
                     state: Cell::new(state),
                     cache: TickCache::new(),
+                    noted_tick: Cell::new(state >> self.sequence_bits),
                 });
             }
         }
@@ -120,21 +135,29 @@ pub(crate) struct Hold {
     pub(crate) state: Cell<u64>,
     /// The current tick, for minting without dividing the clock reading.
     pub(crate) cache: TickCache,
+    /// The latest tick this hold has published to [`Slots::reached`].
+    noted_tick: Cell<u64>,
 }
 
 impl Hold {
     /// Moves the state past the tick of `state` (if it is not already): the next ID on this
     /// shard then lies in a later tick than `state`'s, whatever the node order.
-    pub(crate) fn start_after_tick_of(&self, state: u64, sequence_bits: u8) {
-        let tick = state >> sequence_bits;
-        let Some(end) = tick
-            .checked_add(1)
-            .and_then(|t| t.checked_shl(sequence_bits.into()))
-        else {
-            return;
-        };
-        if end >> sequence_bits == tick + 1 && self.state.get() < end - 1 {
-            self.state.set(end - 1);
+    pub(crate) fn start_after_tick_of(&self, state: u64) {
+        let end = last_of_tick(state, self.slots.sequence_bits);
+        if self.state.get() < end {
+            self.state.set(end);
+        }
+    }
+
+    /// Publishes `state`, just issued on this shard, to the generator's high-water mark if
+    /// it entered a later tick than the last one published: at most once per tick.
+    #[inline]
+    pub(crate) fn note(&self, state: u64) {
+        let tick = state >> self.slots.sequence_bits;
+        if tick > self.noted_tick.get() {
+            self.noted_tick.set(tick);
+            // Relaxed: the mark is one monotonic value read on its own (`Slots::reached`).
+            self.slots.reached.fetch_max(state, Ordering::Relaxed);
         }
     }
 

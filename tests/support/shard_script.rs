@@ -68,7 +68,8 @@ pub fn run(script: &Script) -> Stats {
     let shard_bits = script.shard_bits % 3 + 1;
     let lead = u64::from(script.lead % 3);
     let clock = ManualClock::at_unix_nanos(START_NANOS);
-    let gen = ShardedGenerator::with_clock(LAYOUT, clock.clone())
+    let gen = ShardedGenerator::builder(LAYOUT)
+        .clock(clock.clone())
         .shard_bits(shard_bits)
         .host(1)
         .lead_ticks(lead)
@@ -155,7 +156,7 @@ pub fn run(script: &Script) -> Stats {
                 Ok(id) => record(id, &mut local_last, &mut stats),
                 Err(e) => refused(e, &mut stats),
             },
-            Op::ReleaseLocal => gen.release_local(),
+            Op::ReleaseLocal => gen.release_local_shard(),
             Op::Advance { nanos } => clock.advance(Duration::from_nanos(nanos.into())),
             Op::Rewind { nanos } => {
                 let floor = START_NANOS;

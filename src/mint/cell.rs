@@ -37,9 +37,16 @@ impl StateCell for Cell<u64> {
     }
 
     #[inline]
-    fn replace(&self, _current: u64, next: u64) -> Result<(), u64> {
-        // One owner, so nothing can have changed since `get`.
-        self.set(next);
-        Ok(())
+    fn replace(&self, current: u64, next: u64) -> Result<(), u64> {
+        // One thread owns the cell, but a clock read between `get` and here may have minted
+        // from the same cell (a clock that mints IDs itself): compare, as a CAS would, so
+        // that the outer call builds on the inner one's state instead of overwriting it.
+        let found = Cell::get(self);
+        if found == current {
+            self.set(next);
+            Ok(())
+        } else {
+            Err(found)
+        }
     }
 }

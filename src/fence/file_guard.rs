@@ -1,17 +1,21 @@
 //! [`FileGuard`]: a local restart guard, a high-water mark of issued time kept in a file.
 
-use core::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
+use super::error::FenceError;
+use super::fenced::Fenced;
+use super::guard_error::GuardError;
+use super::keeper::{Keeper, Renewal};
+use super::mark::{ceil_millis, resume_after, wait_past};
 use crate::clock::Clock;
-use crate::error::LayoutError;
-use crate::fence::{self, ceil_millis, FencedGenerator, Keeper, Renewal};
-use crate::generator::GeneratorBuilder;
+use crate::error::MintError;
+use crate::source::{IdSource, SourceBuilder};
 
 /// The file's one line: this prefix, then the mark in Unix milliseconds.
-const HEADER: &str = "snowmint-high-water-mark-v1";
+pub(crate) const HEADER: &str = "snowmint-high-water-mark-v1";
 
 /// A restart guard for a single host without a coordination service: a file holding a
 /// high-water mark of the time this node may have issued, written ahead of use.
@@ -22,7 +26,7 @@ const HEADER: &str = "snowmint-high-water-mark-v1";
 ///
 /// - at start, the mark is read; the generator skips past it and **waits until its clock
 ///   has passed it** (at most [`max_wait`](Self::max_wait), 10 s by default, else
-///   [`GuardError::ClockBehind`] at once, without waiting);
+///   [`GuardError::MarkAhead`] at once, without waiting);
 /// - then `now + window` (1 s by default) is written **durably** (temporary file, fsync,
 ///   rename, fsync of the directory) before any ID is minted, and re-written every half
 ///   window by a background thread; an ID stamped past the written mark is never handed
@@ -74,7 +78,7 @@ impl FileGuard {
     /// ```
     /// use std::time::Duration;
     /// let guard = snowmint::FileGuard::new("node.hwm").window(Duration::from_secs(5));
-    /// assert_eq!(guard.get_window(), Duration::from_secs(5));
+    /// assert!(format!("{guard:?}").contains("window: 5s"));
     /// ```
     pub fn window(mut self, window: Duration) -> Self {
         self.window = window;
@@ -87,7 +91,7 @@ impl FileGuard {
     /// ```
     /// use std::time::Duration;
     /// let guard = snowmint::FileGuard::new("node.hwm").max_wait(Duration::from_secs(1));
-    /// assert_eq!(guard.get_max_wait(), Duration::from_secs(1));
+    /// assert!(format!("{guard:?}").contains("max_wait: 1s"));
     /// ```
     pub fn max_wait(mut self, max_wait: Duration) -> Self {
         self.max_wait = max_wait;
@@ -101,24 +105,6 @@ impl FileGuard {
     /// ```
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    /// The reservation window.
-    ///
-    /// ```
-    /// assert_eq!(snowmint::FileGuard::new("a.hwm").get_window(), std::time::Duration::from_secs(1));
-    /// ```
-    pub fn get_window(&self) -> Duration {
-        self.window
-    }
-
-    /// The longest start-up wait.
-    ///
-    /// ```
-    /// assert_eq!(snowmint::FileGuard::new("a.hwm").get_max_wait(), std::time::Duration::from_secs(10));
-    /// ```
-    pub fn get_max_wait(&self) -> Duration {
-        self.max_wait
     }
 
     /// The stored mark (Unix milliseconds), or `None` if the file does not exist.
@@ -138,7 +124,7 @@ impl FileGuard {
         let text = match std::fs::read(&self.path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(io_error(&self.path, "read", &e)),
+            Err(e) => return Err(io_error(&self.path, "read", e)),
         };
         parse_mark(&text)
             .map(Some)
@@ -149,7 +135,8 @@ impl FileGuard {
     }
 
     /// Checks the mark, waits for the clock to pass it, reserves the first window and
-    /// returns the guarded generator.
+    /// returns the guarded source: a [`Generator`](crate::Generator) of the builder's node,
+    /// or a [`ShardedGenerator`](crate::ShardedGenerator) of its host.
     ///
     /// ```
     /// use std::time::Duration;
@@ -160,34 +147,42 @@ impl FileGuard {
     /// let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?;
     /// let an_hour_ahead = now.as_millis() as u64 + 3_600_000;
     /// std::fs::write(&path, format!("snowmint-high-water-mark-v1 {an_hour_ahead}\n"))?;
-    /// let err = FileGuard::new(&path).start(Generator::with_clock(Layout::TWITTER, WallClock)).unwrap_err();
-    /// assert!(matches!(err, GuardError::ClockBehind { .. }));
+    /// let err = FileGuard::new(&path).start(Generator::builder(Layout::TWITTER).clock(WallClock)).unwrap_err();
+    /// assert!(matches!(err, GuardError::MarkAhead { .. }));
     /// # std::fs::remove_file(&path)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn start<C: Clock + 'static>(
-        &self,
-        builder: GeneratorBuilder<C>,
-    ) -> Result<FencedGenerator<C>, GuardError> {
+    pub fn start<B>(&self, builder: B) -> Result<Fenced<B::Source>, GuardError>
+    where
+        B: SourceBuilder,
+        <B::Source as IdSource>::Clock: Clone + 'static,
+        <B::Source as IdSource>::Error: Into<FenceError>,
+    {
         if self.window < Duration::from_millis(1) {
             return Err(GuardError::WindowTooShort {
                 window: self.window,
             });
         }
         let mark = self.read_mark()?;
-        let gen = builder.build()?;
+        let node = builder.node_number();
+        let builder = match mark {
+            Some(mark) => match resume_after(builder.layout(), mark)? {
+                Some(after) => builder.start_after(after),
+                None => builder,
+            },
+            None => builder,
+        };
+        let source = builder.build()?;
         if let Some(mark) = mark {
-            fence::skip_past(&gen, mark)?;
-            let waited =
-                fence::wait_past(&gen, mark, self.max_wait, Duration::from_secs(1), || {
-                    Ok::<(), ()>(())
-                });
+            let waited = wait_past(&source, mark, self.max_wait, Duration::from_secs(1), || {
+                Ok::<(), ()>(())
+            });
             if let Err(behind) = waited {
-                return Err(GuardError::ClockBehind {
+                return Err(GuardError::MarkAhead {
                     path: self.path.clone(),
                     mark_unix_millis: mark,
-                    behind,
                     max_wait: self.max_wait,
+                    cause: MintError::ClockBehind { behind },
                 });
             }
         }
@@ -196,17 +191,14 @@ impl FileGuard {
             window: self.window,
             floor: mark,
         };
-        let first = match keeper.renew(gen.clock().now_unix_nanos()) {
-            r @ Renewal::Held { .. } => r,
-            Renewal::Failed(message) | Renewal::Lost(message) => {
-                return Err(GuardError::Io {
-                    path: self.path.clone(),
-                    action: "write",
-                    message,
-                })
-            }
-        };
-        Ok(FencedGenerator::start(gen, Box::new(keeper), first))
+        let first = keeper.write(source.clock().now_unix_nanos())?;
+        Ok(Fenced::start_with(
+            source,
+            node,
+            Box::new(keeper),
+            Some(first),
+            true,
+        ))
     }
 }
 
@@ -218,21 +210,24 @@ struct FileKeeper {
     floor: Option<u64>,
 }
 
-impl Keeper for FileKeeper {
-    fn renew(&mut self, now_nanos: u64) -> Renewal {
+impl FileKeeper {
+    /// Writes the mark a window past `now_nanos`: the window it secures.
+    fn write(&mut self, now_nanos: u64) -> Result<Renewal, GuardError> {
         let window = u64::try_from(self.window.as_millis()).unwrap_or(u64::MAX);
         let limit = ceil_millis(u128::from(now_nanos)).saturating_add(window);
-        match write_mark(&self.path, limit) {
-            Ok(()) => Renewal::Held {
-                limit_unix_millis: limit,
-                valid_until_nanos: u64::MAX,
-                floor_unix_millis: None,
-            },
-            Err(e) => Renewal::Failed(format!(
-                "could not write the high-water mark to {}: {e}",
-                self.path.display()
-            )),
-        }
+        write_mark(&self.path, limit).map_err(|e| io_error(&self.path, "write", e))?;
+        Ok(Renewal::Held {
+            limit_unix_millis: limit,
+            valid_until_nanos: u64::MAX,
+            floor_unix_millis: None,
+        })
+    }
+}
+
+impl Keeper for FileKeeper {
+    fn renew(&mut self, now_nanos: u64) -> Renewal {
+        self.write(now_nanos)
+            .unwrap_or_else(|e| Renewal::Failed(Arc::new(e)))
     }
 
     fn release(&mut self, last_unix_millis: Option<u64>) {
@@ -286,111 +281,11 @@ fn write_mark(path: &Path, unix_millis: u64) -> std::io::Result<()> {
     Ok(())
 }
 
-fn io_error(path: &Path, action: &'static str, e: &std::io::Error) -> GuardError {
+fn io_error(path: &Path, action: &'static str, e: std::io::Error) -> GuardError {
     GuardError::Io {
         path: path.to_path_buf(),
         action,
-        message: e.to_string(),
-    }
-}
-
-/// Why a [`FileGuard`] could not start a generator.
-///
-/// ```
-/// use std::time::Duration;
-/// use snowmint::{FileGuard, Generator, GuardError, Layout};
-/// let err = FileGuard::new("x.hwm").window(Duration::ZERO).start(Generator::builder(Layout::TWITTER)).unwrap_err();
-/// assert_eq!(err.to_string(), "restart-guard window of 0ns is too short: it must be at least 1 ms");
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum GuardError {
-    /// The file could not be read or written.
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// `"read"` or `"write"`.
-        action: &'static str,
-        /// The operating system's error.
-        message: String,
-    },
-    /// The file exists but does not hold a mark.
-    Corrupt {
-        /// The file.
-        path: PathBuf,
-        /// Its first bytes.
-        content: String,
-    },
-    /// The clock is behind the stored mark by more than the guard's `max_wait`.
-    ClockBehind {
-        /// The file.
-        path: PathBuf,
-        /// The stored mark, Unix milliseconds.
-        mark_unix_millis: u64,
-        /// How far the clock must still move.
-        behind: Duration,
-        /// The longest the guard waits.
-        max_wait: Duration,
-    },
-    /// The window is shorter than 1 ms.
-    WindowTooShort {
-        /// The window given.
-        window: Duration,
-    },
-    /// The generator's settings were refused, or the mark is past the layout's expiry.
-    Layout(LayoutError),
-}
-
-impl From<LayoutError> for GuardError {
-    fn from(e: LayoutError) -> GuardError {
-        GuardError::Layout(e)
-    }
-}
-
-impl fmt::Display for GuardError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GuardError::Io {
-                path,
-                action,
-                message,
-            } => write!(
-                f,
-                "could not {action} the restart-guard file {}: {message}",
-                path.display()
-            ),
-            GuardError::Corrupt { path, content } => write!(
-                f,
-                "restart-guard file {} does not hold a mark: expected one line \"{HEADER} <unix millis>\", found {content:?}; \
-                 if the node's IDs are known to be past it, delete the file",
-                path.display()
-            ),
-            GuardError::ClockBehind {
-                path,
-                mark_unix_millis,
-                behind,
-                max_wait,
-            } => write!(
-                f,
-                "clock is {behind:?} behind the restart-guard mark {mark_unix_millis} ms (Unix) in {}: \
-                 the node may have issued IDs up to then; allowed wait is at most {max_wait:?}",
-                path.display()
-            ),
-            GuardError::WindowTooShort { window } => write!(
-                f,
-                "restart-guard window of {window:?} is too short: it must be at least 1 ms"
-            ),
-            GuardError::Layout(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for GuardError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            GuardError::Layout(e) => Some(e),
-            _ => None,
-        }
+        cause: Arc::new(e),
     }
 }
 

@@ -1,12 +1,12 @@
-//! [`Minter`]: the minting engine shared by [`Generator`](crate::Generator) and shard leases:
-//! the rules, the clock, the waiting, and the CAS loop over a [`StateCell`].
+//! [`Minter`]: the minting engine every source of IDs shares: the rules, the clock, the
+//! waiting, and the CAS loop over a [`StateCell`].
 
 use core::cell::Cell;
 use std::time::{Duration, Instant};
 
 use super::cell::StateCell;
 use super::rollback::Rollback;
-use super::step::{step, tick_end, Rules, Step};
+use super::rule::{step, tolerance_ticks, Rules, Step, TickWindow};
 use super::tick_cache::TickCache;
 use super::wait::Waiter;
 use crate::clock::Clock;
@@ -24,8 +24,8 @@ pub(crate) struct Minter<C> {
     pub(crate) rollback: Rollback,
     pub(crate) clock: C,
     /// Whether every tick's start fits in u64 Unix nanoseconds (expiry before 2554), so the
-    /// same-tick shortcut may compute it without overflow.
-    same_tick_shortcut: bool,
+    /// shared generator's fast path may compute it without overflow checks.
+    tick_starts_fit: bool,
     /// States `s` with `s & refresh_mask == 0` read the exact clock (see
     /// [`REFRESH_EVERY_BITS`]).
     refresh_mask: u64,
@@ -68,9 +68,10 @@ impl<C: Clock> Minter<C> {
                 max_tick: layout.max_ticks(),
                 lead,
                 continue_behind: rollback == Rollback::Continue,
+                tolerance: tolerance_ticks(layout.unit_nanos()),
             },
             max_wait: max_wait.unwrap_or_else(|| layout.unit().max(Duration::from_secs(1))),
-            same_tick_shortcut: u64::try_from(layout.expiry_unix_nanos()).is_ok(),
+            tick_starts_fit: u64::try_from(layout.expiry_unix_nanos()).is_ok(),
             refresh_mask: (1_u64 << layout.sequence_bits().min(REFRESH_EVERY_BITS)) - 1,
             layout,
             rollback,
@@ -104,8 +105,38 @@ impl<C: Clock> Minter<C> {
         }
     }
 
+    /// Up to `n` states now, or why not.
+    #[inline]
+    pub(crate) fn try_take<S: StateCell>(&self, cell: &S, n: u64) -> Result<Run, MintError> {
+        self.attempt(cell, n)
+            .map(|(first, last, _)| (first, last))
+            .map_err(|b| self.error_of(b))
+    }
+
+    /// One state by the fast rule in the tick the state is already in: the window of that
+    /// tick computed from the state itself (for a state shared by threads, which can hold no
+    /// cache). `None` sends the caller to the general path (which also handles a lost CAS
+    /// race, with back-off).
+    #[inline(always)]
+    pub(crate) fn take_one_in_tick<S: StateCell>(&self, cell: &S) -> Option<u64> {
+        if !self.tick_starts_fit {
+            return None;
+        }
+        let now = self.clock.recent_unix_nanos();
+        let current = cell.get();
+        let tick = current >> self.rules.sequence_bits;
+        let unit = self.layout.unit_nanos();
+        // No overflow: the tick is at most the last one, whose start fits (tick_starts_fit).
+        let start = self.layout.epoch_unix_nanos() + tick * unit;
+        let window = self.window(tick, start)?;
+        let next = window.next(current, now, self.refresh_mask)?;
+        cell.replace(current, next).ok()?;
+        Some(next)
+    }
+
     /// One ID for the owner of `cell`, through `cache` while the clock stays in its tick.
-    /// `node_in_place` are the owner's node bits.
+    /// `node_in_place` are the owner's node bits; `noted` hears of each state taken by the
+    /// general path (at most once per tick on the hot path).
     #[inline(always)]
     pub(crate) fn take_one_cached(
         &self,
@@ -113,55 +144,18 @@ impl<C: Clock> Minter<C> {
         cache: &TickCache,
         node_in_place: u64,
         timeout: Duration,
+        noted: impl FnOnce(u64),
     ) -> Result<Id, MintError> {
         match self.take_one_from_cache(cell, cache) {
             Some(id) => Ok(Id::from_u64(id)),
-            None => self.take_one_refill(cell, cache, node_in_place, timeout),
-        }
-    }
-
-    /// One state in the tick the state is already in, if the cheap clock reading lies in that
-    /// tick and the tick has a sequence number left: then `step` would give `state + 1`, and
-    /// this gets it with a multiply instead of a division. `None` sends the caller to the
-    /// general path (which also handles a lost CAS race, with back-off).
-    #[inline(always)]
-    pub(crate) fn take_one_same_tick<S: StateCell>(&self, cell: &S) -> Option<u64> {
-        if !self.same_tick_shortcut {
-            return None;
-        }
-        let now = self.clock.recent_unix_nanos();
-        let current = cell.get();
-        let unit = self.layout.unit_nanos();
-        // No overflow: the tick's start is before the expiry, which fits (same_tick_shortcut).
-        let start = self.layout.epoch_unix_nanos() + (current >> self.rules.sequence_bits) * unit;
-        let (lower, span) = self.served(start, unit);
-        let sequence_full = current & self.layout.max_sequence() == self.layout.max_sequence();
-        let refresh_due = (current + 1) & self.refresh_mask == 0;
-        if now.wrapping_sub(lower) >= span || sequence_full || refresh_due {
-            return None;
-        }
-        cell.replace(current, current + 1).ok()?;
-        Some(current + 1)
-    }
-
-    /// The clock readings `lower..lower + span` that may mint in the tick starting at `start`
-    /// without the general path: the tick itself, and under [`Rollback::Continue`] also
-    /// readings behind it back to the epoch (the state is already in this tick, and
-    /// `Continue` keeps minting there, as `step` would; before the epoch is an error).
-    #[inline(always)]
-    fn served(&self, start: u64, unit: u64) -> (u64, u64) {
-        if self.rules.continue_behind {
-            let epoch = self.layout.epoch_unix_nanos();
-            (epoch, start.saturating_add(unit) - epoch)
-        } else {
-            (start, unit)
+            None => self.take_one_refill(cell, cache, node_in_place, timeout, noted),
         }
     }
 
     /// The fast path of [`take_one_cached`](Self::take_one_cached) alone: the ID's bits if
-    /// the cheap clock reading lies in the cached tick and the tick has room. Returns a
-    /// plain `Option<u64>` (two registers) so callers behind thread-local lookups do not
-    /// shuffle a `Result` through memory.
+    /// the cached window serves the cheap clock reading. Returns a plain `Option<u64>` (two
+    /// registers) so callers behind thread-local lookups do not shuffle a `Result` through
+    /// memory.
     #[inline(always)]
     pub(crate) fn take_one_from_cache(&self, cell: &Cell<u64>, cache: &TickCache) -> Option<u64> {
         let now = self.clock.recent_unix_nanos();
@@ -172,7 +166,7 @@ impl<C: Clock> Minter<C> {
     }
 
     /// The general path of [`take_one_cached`](Self::take_one_cached), which then caches
-    /// the clock's tick.
+    /// the window of the clock's tick.
     #[inline(never)]
     fn take_one_refill(
         &self,
@@ -180,31 +174,29 @@ impl<C: Clock> Minter<C> {
         cache: &TickCache,
         node_in_place: u64,
         timeout: Duration,
+        noted: impl FnOnce(u64),
     ) -> Result<Id, MintError> {
         let (state, _, tick) = self.take_at(cell, 1, timeout)?;
-        let s = self.rules.sequence_bits;
-        // Only ticks whose past-the-end state fits in u64 are cached. `tick` is at most the
-        // layout's last tick, so its first state fits.
-        let floor = tick << s;
-        if let Some(limit) = tick_end(floor, s) {
-            let unit = self.layout.unit_nanos();
-            let start = self
-                .layout
-                .epoch_unix_nanos()
-                .saturating_add(tick.saturating_mul(unit));
-            let (lower, span) = self.served(start, unit);
-            let id_base = self.layout.id_of_state(floor, node_in_place);
-            cache.fill(lower, span, floor, limit, id_base);
+        noted(state);
+        let start = self.tick_start(tick);
+        if let Some(window) = start.and_then(|start| self.window(tick, start)) {
+            // `state` was issued at clock tick `tick`, so it is at least the tick's first
+            // state: the window's precondition holds from here on, as states only grow.
+            cache.fill(window, self.layout.id_of_state(window.floor, node_in_place));
         }
         Ok(self.id_of(state, node_in_place))
     }
 
-    /// Up to `n` states now, or why not.
-    #[inline]
-    pub(crate) fn try_take<S: StateCell>(&self, cell: &S, n: u64) -> Result<Run, MintError> {
-        self.attempt(cell, n)
-            .map(|(first, last, _)| (first, last))
-            .map_err(|b| self.error_of(b))
+    /// The fast-rule window of `tick`, which starts at `start` nanoseconds.
+    #[inline(always)]
+    fn window(&self, tick: u64, start: u64) -> Option<TickWindow> {
+        TickWindow::of_tick(
+            tick,
+            start,
+            self.layout.unit_nanos(),
+            self.layout.epoch_unix_nanos(),
+            &self.rules,
+        )
     }
 
     #[cold]
@@ -244,12 +236,7 @@ impl<C: Clock> Minter<C> {
     fn attempt<S: StateCell>(&self, cell: &S, n: u64) -> Result<Taken, Blocked> {
         let mut current = cell.get();
         let mut exact = current.wrapping_add(1) & self.refresh_mask == 0;
-        let mut now_nanos = if exact {
-            self.clock.now_unix_nanos()
-        } else {
-            self.clock.recent_unix_nanos()
-        };
-        let mut now = self.ticks(now_nanos)?;
+        let (mut now_nanos, mut now) = self.read_clock(&mut exact)?;
         let mut doublings = 0;
         loop {
             match step(current, now, n, &self.rules) {
@@ -266,8 +253,7 @@ impl<C: Clock> Minter<C> {
                 Step::Wait { .. } if !exact => {
                     // The cheap reading may lag: ask the exact clock before blocking.
                     exact = true;
-                    now_nanos = self.clock.now_unix_nanos();
-                    now = self.ticks(now_nanos)?;
+                    (now_nanos, now) = self.read_clock(&mut exact)?;
                 }
                 Step::Wait { until_tick, behind } => {
                     return Err(Blocked::Wait {
@@ -285,16 +271,39 @@ impl<C: Clock> Minter<C> {
         }
     }
 
-    /// Clock nanoseconds to ticks since the epoch.
-    #[inline]
-    fn ticks(&self, now_nanos: u64) -> Result<u64, Blocked> {
-        match now_nanos.checked_sub(self.layout.epoch_unix_nanos()) {
-            Some(since) => Ok(self.layout.ticks_from_epoch_nanos(since)),
+    /// The clock in nanoseconds and in ticks: the cheap reading unless `exact`, and the
+    /// exact one (setting `exact`) when the cheap one lies before the epoch, as a lagging
+    /// cheap reading can while the exact one is already past it.
+    #[inline(always)]
+    fn read_clock(&self, exact: &mut bool) -> Result<(u64, u64), Blocked> {
+        if !*exact {
+            let nanos = self.clock.recent_unix_nanos();
+            if let Some(tick) = self.ticks(nanos) {
+                return Ok((nanos, tick));
+            }
+            *exact = true;
+        }
+        let nanos = self.clock.now_unix_nanos();
+        match self.ticks(nanos) {
+            Some(tick) => Ok((nanos, tick)),
             None => Err(Blocked::Fatal(MintError::BeforeEpoch {
-                now_unix_millis: now_nanos / 1_000_000,
+                now_unix_millis: nanos / 1_000_000,
                 epoch_unix_millis: self.layout.epoch_unix_millis(),
             })),
         }
+    }
+
+    /// Clock nanoseconds to ticks since the epoch; `None` before the epoch.
+    #[inline(always)]
+    fn ticks(&self, now_nanos: u64) -> Option<u64> {
+        let since = now_nanos.checked_sub(self.layout.epoch_unix_nanos())?;
+        Some(self.layout.ticks_from_epoch_nanos(since))
+    }
+
+    /// Where `tick` starts, in clock nanoseconds, if that fits in 64 bits.
+    fn tick_start(&self, tick: u64) -> Option<u64> {
+        tick.checked_mul(self.layout.unit_nanos())?
+            .checked_add(self.layout.epoch_unix_nanos())
     }
 
     /// The ID of `state` for the node whose bits, in place, are `node_bits`.
@@ -331,8 +340,8 @@ impl<C: Clock> Minter<C> {
         }
     }
 
-    /// The state that resumes after `id`: the new owner only issues greater IDs.
-    pub(crate) fn state_after(&self, id: Id) -> u64 {
+    /// The state of `id`: a source resuming from it only issues greater IDs of its node.
+    pub(crate) fn state_of(&self, id: Id) -> u64 {
         let d = self.layout.decode(id);
         d.ticks() << self.rules.sequence_bits | d.sequence()
     }

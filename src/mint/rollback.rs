@@ -1,5 +1,7 @@
 //! [`Rollback`]: the policy for a clock that is behind the last issued time.
 
+use std::time::Duration;
+
 /// What a generator does when its clock reads earlier than the last time it issued (beyond
 /// its lead): the wall clock was stepped back, or another core's clock lags this one.
 ///
@@ -11,7 +13,7 @@
 /// use snowmint::{Generator, Layout, ManualClock, MintError, Rollback};
 ///
 /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
-/// let strict = Generator::with_clock(Layout::TWITTER, clock.clone())
+/// let strict = Generator::builder(Layout::TWITTER).clock(clock.clone())
 ///     .on_rollback(Rollback::Wait)
 ///     .max_wait(Duration::from_millis(5))
 ///     .build()?;
@@ -31,4 +33,19 @@ pub enum Rollback {
     /// Issue nothing stamped more than the lead ahead of the clock: wait for the clock to
     /// catch up, then continue.
     Wait,
+}
+
+impl Rollback {
+    /// How far behind the last issued time a clock may read and still not count as stepped
+    /// back: readings of one clock on two cores disagree by up to ~5 µs, and a cheap reading
+    /// lags an exact one by up to its ticker period plus the ticker's wake-up delay. A call
+    /// that must wait for a clock behind by less is refused with
+    /// [`MintError::Exhausted`](crate::MintError::Exhausted), not
+    /// [`ClockBehind`](crate::MintError::ClockBehind); the policies themselves act on every
+    /// step back, however small.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::Rollback::TOLERANCE, std::time::Duration::from_millis(2));
+    /// ```
+    pub const TOLERANCE: Duration = Duration::from_millis(2);
 }

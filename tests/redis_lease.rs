@@ -482,3 +482,125 @@ fn a_paused_owner_taken_over_leaves_no_duplicates() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The example's binary, built beside this test by `cargo test --all-features`.
+fn leased_shards_example() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let dir = exe.parent().and_then(Path::parent).expect("target dir");
+    let bin = dir.join("examples").join("leased_shards");
+    if !bin.exists() {
+        // Run alone (`--test redis_lease`), cargo builds no examples: build this one.
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "--features", "redis", "--example", "leased_shards"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("run cargo");
+        assert!(status.success(), "building the leased_shards example failed");
+    }
+    bin
+}
+
+#[test]
+fn two_leased_sharded_processes_get_different_hosts_and_share_no_id() {
+    let Some(server) = RedisServer::start("leased_shards") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("snowmint-leased-shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let run = |name: &str| -> (Child, PathBuf) {
+        let out = dir.join(format!("{name}.txt"));
+        let child = Command::new(leased_shards_example())
+            .args(["--redis", &server.url(), "--threads", "2", "--seconds", "1"])
+            .arg("--out")
+            .arg(&out)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start the example");
+        (child, out)
+    };
+    // Started together: both race for hosts in the same namespace.
+    let (a, b) = (run("a"), run("b"));
+    let mut hosts = Vec::new();
+    let mut files = Vec::new();
+    for (child, out) in [a, b] {
+        let output = child.wait_with_output().expect("example ran");
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(output.status.success(), "{stdout}");
+        let last = stdout.lines().last().unwrap_or_default().to_string();
+        assert!(last.ends_with(", 0 duplicates"), "{last}");
+        let host: u64 = last
+            .split(", host ")
+            .nth(1)
+            .and_then(|rest| rest.split(',').next())
+            .and_then(|h| h.parse().ok())
+            .unwrap_or_else(|| panic!("no host in {last:?}"));
+        let ids: Vec<Id> = std::fs::read_to_string(&out)
+            .expect("IDs written")
+            .lines()
+            .map(|l| l.parse().expect("decimal ID"))
+            .collect();
+        assert!(!ids.is_empty());
+        assert!(
+            last.starts_with(&format!("{} IDs", ids.len())),
+            "{last} but {} IDs in the file",
+            ids.len()
+        );
+        // Every ID carries the process's leased host above the 6 shard bits.
+        assert!(ids
+            .iter()
+            .all(|&id| Layout::SONYFLAKE.decode(id).node() >> 6 == host));
+        hosts.push(host);
+        files.push(ids.into_iter().collect::<HashSet<_>>());
+    }
+    assert_ne!(
+        hosts[0], hosts[1],
+        "both processes leased host {}",
+        hosts[0]
+    );
+    assert_eq!(files[0].intersection(&files[1]).count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_leased_sharded_generator_restarts_after_everything_it_issued() {
+    let Some(server) = RedisServer::start("leased_restart") else {
+        return;
+    };
+    let builder = || snowmint::ShardedGenerator::builder(Layout::TWITTER).shard_bits(4);
+    let first = Arc::new(
+        lease(&server, "restart")
+            .nodes(3..=3)
+            .acquire(builder())
+            .expect("acquire"),
+    );
+    assert_eq!(first.node(), 3);
+    // Two threads on two shards, then a clean release on drop.
+    let issued: Vec<Id> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                s.spawn(|| {
+                    (0..2_000)
+                        .map(|_| first.next_id().expect("mint"))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("thread"))
+            .collect()
+    });
+    let highest = *issued.iter().max().expect("issued");
+    drop(Arc::into_inner(first).expect("the only handle"));
+    let second = lease(&server, "restart")
+        .nodes(3..=3)
+        .acquire(builder())
+        .expect("the same host again");
+    for _ in 0..1_000 {
+        let id = second.next_id().expect("mint");
+        assert!(
+            id > highest,
+            "{id} is not after {highest}, issued before the restart"
+        );
+    }
+}

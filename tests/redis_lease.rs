@@ -491,11 +491,21 @@ fn leased_shards_example() -> PathBuf {
     if !bin.exists() {
         // Run alone (`--test redis_lease`), cargo builds no examples: build this one.
         let status = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "--features", "redis", "--example", "leased_shards"])
+            .args([
+                "build",
+                "--quiet",
+                "--features",
+                "redis",
+                "--example",
+                "leased_shards",
+            ])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .status()
             .expect("run cargo");
-        assert!(status.success(), "building the leased_shards example failed");
+        assert!(
+            status.success(),
+            "building the leased_shards example failed"
+        );
     }
     bin
 }

@@ -16,7 +16,8 @@ const LAYOUT: snowmint::Layout = layout(2);
 fn a_batch_and_single_ids_share_the_tick_exactly() {
     let n = explore("batch", loom::model::Builder::new(), || {
         let gen = Arc::new(
-            Generator::builder(LAYOUT).clock(clock())
+            Generator::builder(LAYOUT)
+                .clock(clock())
                 .node(NODE)
                 .build()
                 .unwrap(),

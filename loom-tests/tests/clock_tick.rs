@@ -31,7 +31,8 @@ fn model(name: &str, builder: loom::model::Builder, ticker: Ticker) -> usize {
     explore(name, builder, move || {
         let clock = clock();
         let gen = Arc::new(
-            Generator::builder(LAYOUT).clock(clock.clone())
+            Generator::builder(LAYOUT)
+                .clock(clock.clone())
                 .node(NODE)
                 .build()
                 .unwrap(),

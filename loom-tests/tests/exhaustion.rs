@@ -23,7 +23,8 @@ fn model(name: &str, lead: u64, threads: usize, calls: usize) -> usize {
     );
     explore(name, loom::model::Builder::new(), move || {
         let gen = Arc::new(
-            Generator::builder(LAYOUT).clock(clock())
+            Generator::builder(LAYOUT)
+                .clock(clock())
                 .node(NODE)
                 .lead_ticks(lead)
                 .build()

@@ -30,7 +30,8 @@ trait Mint: Send + Sync + 'static {
 /// snowmint's generator: one atomic `(tick, sequence)`, advanced by CAS.
 impl Mint for Generator<ManualClock> {
     fn new(clock: ManualClock) -> Self {
-        Generator::builder(LAYOUT).clock(clock)
+        Generator::builder(LAYOUT)
+            .clock(clock)
             .node(NODE)
             .build()
             .unwrap()

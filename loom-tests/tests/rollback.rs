@@ -83,7 +83,8 @@ fn run(
         let clock = clock();
         let layout = layout(sequence_bits);
         let gen = Arc::new(
-            Generator::builder(layout).clock(clock.clone())
+            Generator::builder(layout)
+                .clock(clock.clone())
                 .node(NODE)
                 .on_rollback(policy)
                 .build()

@@ -20,7 +20,8 @@ fn three_threads_two_ids_at_preemption_bound_2() {
     builder.preemption_bound.get_or_insert(2);
     let n = explore("three_threads", builder, || {
         let gen = Arc::new(
-            Generator::builder(LAYOUT).clock(clock())
+            Generator::builder(LAYOUT)
+                .clock(clock())
                 .node(NODE)
                 .build()
                 .unwrap(),

@@ -84,22 +84,6 @@ pub enum LayoutError {
         /// The largest allowed value.
         max: u64,
     },
-    /// The shard bits of a sharded generator are zero or more than its layout's node bits
-    /// (or more than 16).
-    ShardBitsOutOfRange {
-        /// The shard bits asked for.
-        shard_bits: u8,
-        /// The most allowed: the layout's node bits, at most 16.
-        max: u8,
-    },
-    /// A sharded generator's host number does not fit the node bits left above the shard
-    /// bits.
-    HostOutOfRange {
-        /// The host number given.
-        host: u64,
-        /// The largest allowed.
-        max: u64,
-    },
     /// A time lies before the layout's epoch.
     TimeBeforeEpoch {
         /// The time, in milliseconds since the Unix epoch (0 for times before 1970).
@@ -144,13 +128,6 @@ impl fmt::Display for LayoutError {
             LayoutError::FieldOutOfRange { field, value, max } => {
                 write!(f, "{field} {value} is out of range: allowed 0 to {max}")
             }
-            LayoutError::ShardBitsOutOfRange { shard_bits, max } => {
-                write!(f, "shard bits {shard_bits} out of range: allowed 1 to {max} (the layout's node bits, at most 16)")
-            }
-            LayoutError::HostOutOfRange { host, max } => write!(
-                f,
-                "host {host} is out of range: allowed 0 to {max} (the node bits above the shard bits)"
-            ),
             LayoutError::TimeBeforeEpoch { unix_millis, epoch_unix_millis } => write!(
                 f,
                 "time {unix_millis} ms (Unix) is before the layout epoch: allowed from {epoch_unix_millis} ms"

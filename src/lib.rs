@@ -101,7 +101,7 @@ pub use self::id::Id;
 pub use self::layout::{Layout, LayoutBuilder, Order};
 pub use self::mint::Rollback;
 pub use self::node::{NodeError, NodeSource};
-pub use self::shard::{Lease, ShardedBuilder, ShardedGenerator};
+pub use self::shard::{Lease, ShardError, ShardedBuilder, ShardedGenerator};
 pub use self::source::{IdSource, MintFailure, SourceBuilder};
 
 /// The README's examples, compiled and run as doctests.

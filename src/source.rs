@@ -177,18 +177,21 @@ impl MintFailure for MintError {
 /// ```
 /// use snowmint::{Generator, Layout, ShardedGenerator, SourceBuilder};
 ///
-/// fn on_node<B: SourceBuilder>(b: B, n: u64) -> Result<B::Source, snowmint::LayoutError> {
+/// fn on_node<B: SourceBuilder>(b: B, n: u64) -> Result<B::Source, B::Error> {
 ///     let n = n.min(b.max_node());
 ///     b.node(n).build()
 /// }
 /// assert_eq!(on_node(Generator::builder(Layout::TWITTER), 5_000)?.node(), 1_023);
 /// // Twitter's 10 node bits, 6 of them shards: 16 hosts.
 /// assert_eq!(on_node(ShardedGenerator::builder(Layout::TWITTER), 5_000)?.host(), 15);
-/// # Ok::<(), snowmint::LayoutError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub trait SourceBuilder: Sized {
     /// What it builds.
     type Source: IdSource;
+    /// Why it refuses its settings: [`LayoutError`], or
+    /// [`ShardError`](crate::ShardError) for a sharded generator.
+    type Error: std::error::Error + From<LayoutError> + Send + Sync + 'static;
 
     /// The largest node number the source takes (its host, when sharded).
     ///
@@ -242,7 +245,7 @@ pub trait SourceBuilder: Sized {
     /// use snowmint::{Generator, Layout, SourceBuilder};
     /// assert!(SourceBuilder::build(Generator::builder(Layout::TWITTER).node(1_024)).is_err());
     /// ```
-    fn build(self) -> Result<Self::Source, LayoutError>;
+    fn build(self) -> Result<Self::Source, Self::Error>;
 }
 
 /// `IdSource` through a reference, an `Arc` or a `Box`, so that callers can hand out shared

@@ -9,9 +9,9 @@ use snowmint::{Generator, Layout};
 fn env_var_reads_checks_and_names_the_variable() {
     let name = "SNOWMINT_TEST_NODE_ENV";
     std::env::set_var(name, "1023");
-    assert_eq!(node::env(name).node(&Layout::TWITTER), Ok(1023));
+    assert_eq!(node::EnvVar::new(name).node(&Layout::TWITTER), Ok(1023));
     std::env::set_var(name, "1024");
-    let err = node::env(name).node(&Layout::TWITTER).unwrap_err();
+    let err = node::EnvVar::new(name).node(&Layout::TWITTER).unwrap_err();
     assert_eq!(
         err.to_string(),
         "node 1024 from environment variable SNOWMINT_TEST_NODE_ENV is out of range: allowed 0 to 1023 (the layout's 10 node bits)"
@@ -20,11 +20,11 @@ fn env_var_reads_checks_and_names_the_variable() {
     assert_eq!(EnvVar::new(name).node(&Layout::SONYFLAKE), Ok(1024));
     std::env::set_var(name, "");
     assert!(matches!(
-        node::env(name).node(&Layout::TWITTER),
+        node::EnvVar::new(name).node(&Layout::TWITTER),
         Err(NodeError::EnvInvalid { .. })
     ));
     std::env::remove_var(name);
-    let err = node::env(name).node(&Layout::TWITTER).unwrap_err();
+    let err = node::EnvVar::new(name).node(&Layout::TWITTER).unwrap_err();
     assert_eq!(
         err.to_string(),
         "environment variable SNOWMINT_TEST_NODE_ENV is not set: it must hold this process's node number, 0 to 1023"
@@ -106,7 +106,7 @@ fn statefulset_ordinals_build_generators_with_that_node() {
             want
         );
     }
-    let err = node::statefulset_ordinal_of("api-7d9f8b5c4-x2x4k")
+    let err = node::StatefulSetOrdinal::from_hostname("api-7d9f8b5c4-x2x4k")
         .node(&Layout::TWITTER)
         .unwrap_err();
     assert_eq!(
@@ -118,7 +118,7 @@ fn statefulset_ordinals_build_generators_with_that_node() {
 #[test]
 fn the_check_hook_runs_after_the_range_check() {
     let calls = std::cell::Cell::new(0);
-    let src = node::fixed(2_000).with_check(|_, _| {
+    let src = node::Fixed(2_000).with_check(|_, _| {
         calls.set(calls.get() + 1);
         Ok(())
     });
@@ -134,7 +134,7 @@ fn the_check_hook_runs_after_the_range_check() {
     assert_eq!(src.node(&Layout::SONYFLAKE), Ok(2_000));
     assert_eq!(calls.get(), 1);
     // Sources compose behind references and boxes.
-    let boxed: Box<dyn NodeSource> = Box::new(node::fixed(4));
+    let boxed: Box<dyn NodeSource> = Box::new(node::Fixed(4));
     fn by_value<S: NodeSource>(s: S) -> Result<u64, NodeError> {
         s.node(&Layout::TWITTER)
     }

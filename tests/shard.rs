@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Barrier};
 
-use snowmint::{Id, Layout, LayoutError, ManualClock, MintError, ShardedGenerator};
+use snowmint::{Id, Layout, ManualClock, MintError, ShardError, ShardedGenerator};
 
 const NOW_MS: u64 = 1_700_000_000_000;
 
@@ -216,7 +216,7 @@ fn the_split_is_validated() {
         .unwrap_err();
     assert_eq!(
         err,
-        LayoutError::ShardBitsOutOfRange {
+        ShardError::ShardBitsOutOfRange {
             shard_bits: 0,
             max: 10
         }
@@ -227,7 +227,7 @@ fn the_split_is_validated() {
         .unwrap_err();
     assert_eq!(
         err,
-        LayoutError::ShardBitsOutOfRange {
+        ShardError::ShardBitsOutOfRange {
             shard_bits: 17,
             max: 16
         }
@@ -240,7 +240,7 @@ fn the_split_is_validated() {
         .unwrap_err();
     assert_eq!(
         err,
-        LayoutError::HostOutOfRange {
+        ShardError::HostOutOfRange {
             host: 1_024,
             max: 1_023
         }

@@ -172,7 +172,9 @@ impl FileGuard {
             },
             None => builder,
         };
-        let source = builder.build()?;
+        let source = builder
+            .build()
+            .map_err(|e| GuardError::Build(Arc::new(e)))?;
         if let Some(mark) = mark {
             let waited = wait_past(&source, mark, self.max_wait, Duration::from_secs(1), || {
                 Ok::<(), ()>(())

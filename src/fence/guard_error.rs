@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::file_guard::HEADER;
+use super::keeper::Cause;
 use crate::error::{LayoutError, MintError};
 
 /// Why a [`FileGuard`] could not start a generator.
@@ -53,8 +54,10 @@ pub enum GuardError {
         /// The window given.
         window: Duration,
     },
-    /// The generator's settings were refused, or the mark is past the layout's expiry.
+    /// The mark is past the layout's expiry.
     Layout(LayoutError),
+    /// The source's builder refused its settings (its error is the `source()`).
+    Build(Cause),
 }
 
 impl From<LayoutError> for GuardError {
@@ -91,6 +94,7 @@ impl fmt::Display for GuardError {
                 "restart-guard window of {window:?} is too short: it must be at least 1 ms"
             ),
             GuardError::Layout(e) => e.fmt(f),
+            GuardError::Build(_) => f.write_str("the guarded source could not be built"),
         }
     }
 }
@@ -100,6 +104,7 @@ impl std::error::Error for GuardError {
         match self {
             GuardError::Io { cause, .. } => Some(&**cause),
             GuardError::MarkAhead { cause, .. } => Some(cause),
+            GuardError::Build(cause) => Some(&**cause),
             // Printed as this error's own message: not again as a source.
             GuardError::Layout(_)
             | GuardError::Corrupt { .. }

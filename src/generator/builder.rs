@@ -184,6 +184,7 @@ impl<C: Clock> GeneratorBuilder<C> {
 
 impl<C: Clock> SourceBuilder for GeneratorBuilder<C> {
     type Source = Generator<C>;
+    type Error = LayoutError;
 
     fn max_node(&self) -> u64 {
         self.layout.max_node()

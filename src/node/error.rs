@@ -11,7 +11,7 @@ use std::net::Ipv4Addr;
 /// use snowmint::node::{self, NodeError, NodeSource};
 /// use snowmint::Layout;
 ///
-/// let err = node::statefulset_ordinal_of("web-7d9f8-x2x4k").node(&Layout::TWITTER).unwrap_err();
+/// let err = node::StatefulSetOrdinal::from_hostname("web-7d9f8-x2x4k").node(&Layout::TWITTER).unwrap_err();
 /// assert!(matches!(err, NodeError::NoOrdinal { .. }));
 /// assert!(err.to_string().contains("expected NAME-ORDINAL with a decimal ORDINAL from 0 to 1023"));
 /// ```

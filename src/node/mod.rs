@@ -6,10 +6,10 @@
 //!
 //! | provider | reads | unique when |
 //! | --- | --- | --- |
-//! | [`Fixed`] ([`fixed()`]) | a value in code or configuration | the configuration gives each process its own |
-//! | [`EnvVar`] ([`env()`]) | a decimal environment variable | the deployment sets it per process |
-//! | [`PrivateIpv4`] ([`private_ipv4()`]) | low bits of the first private IPv4 address | the addresses differ in those bits (not guaranteed; see its docs) |
-//! | [`StatefulSetOrdinal`] ([`statefulset_ordinal()`]) | `name-N` hostname of a Kubernetes StatefulSet pod | one StatefulSet (or disjoint offsets) per node range |
+//! | [`Fixed`] | a value in code or configuration | the configuration gives each process its own |
+//! | [`EnvVar`] | a decimal environment variable | the deployment sets it per process |
+//! | [`PrivateIpv4`] | low bits of the first private IPv4 address | the addresses differ in those bits (not guaranteed; see its docs) |
+//! | [`StatefulSetOrdinal`] | `name-N` hostname of a Kubernetes StatefulSet pod | one StatefulSet (or disjoint offsets) per node range |
 //!
 //! For a guarantee that holds whatever the network or the scheduler does, lease the node
 //! from a coordination service instead (`snowmint::redis`, feature `redis`).
@@ -19,7 +19,7 @@
 //! use snowmint::{Generator, Layout};
 //!
 //! let layout = Layout::TWITTER;
-//! let n = node::statefulset_ordinal_of("ids-3").node(&layout)?;
+//! let n = node::StatefulSetOrdinal::from_hostname("ids-3").node(&layout)?;
 //! let gen = Generator::new(layout, n)?;
 //! assert_eq!(gen.node(), 3);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -52,7 +52,7 @@ use crate::layout::Layout;
 /// use snowmint::Layout;
 ///
 /// // Node 0 is reserved for batch jobs in this fleet.
-/// let source = node::fixed(0).with_check(|n, _layout| {
+/// let source = node::Fixed(0).with_check(|n, _layout| {
 ///     if n == 0 { Err("node 0 is reserved for batch jobs".to_string()) } else { Ok(()) }
 /// });
 /// let err = source.node(&Layout::TWITTER).unwrap_err();
@@ -68,7 +68,7 @@ pub trait NodeSource {
     ///
     /// ```
     /// use snowmint::node::{self, NodeSource};
-    /// assert_eq!(node::fixed(5_000).read(&snowmint::Layout::TWITTER)?, 5_000);
+    /// assert_eq!(node::Fixed(5_000).read(&snowmint::Layout::TWITTER)?, 5_000);
     /// # Ok::<(), snowmint::node::NodeError>(())
     /// ```
     fn read(&self, layout: &Layout) -> Result<u64, NodeError>;
@@ -77,7 +77,7 @@ pub trait NodeSource {
     ///
     /// ```
     /// use snowmint::node::{self, NodeSource};
-    /// assert_eq!(node::env("SNOWMINT_NODE").describe(), "environment variable SNOWMINT_NODE");
+    /// assert_eq!(node::EnvVar::new("SNOWMINT_NODE").describe(), "environment variable SNOWMINT_NODE");
     /// ```
     fn describe(&self) -> String;
 
@@ -87,7 +87,7 @@ pub trait NodeSource {
     /// ```
     /// use snowmint::node::{self, NodeError, NodeSource};
     /// use snowmint::Layout;
-    /// let err = node::fixed(1_024).node(&Layout::TWITTER).unwrap_err();
+    /// let err = node::Fixed(1_024).node(&Layout::TWITTER).unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),
     ///     "node 1024 from the fixed value 1024 is out of range: allowed 0 to 1023 (the layout's 10 node bits)"
@@ -101,7 +101,7 @@ pub trait NodeSource {
     ///
     /// ```
     /// use snowmint::node::{self, NodeSource};
-    /// assert_eq!(node::fixed(7).node(&snowmint::Layout::SONYFLAKE)?, 7);
+    /// assert_eq!(node::Fixed(7).node(&snowmint::Layout::SONYFLAKE)?, 7);
     /// # Ok::<(), snowmint::node::NodeError>(())
     /// ```
     fn node(&self, layout: &Layout) -> Result<u64, NodeError> {
@@ -116,7 +116,7 @@ pub trait NodeSource {
     /// use snowmint::node::{self, NodeSource};
     /// use snowmint::Layout;
     /// // Only the lower half of the node range belongs to this region.
-    /// let source = node::fixed(600).with_check(|n, l| {
+    /// let source = node::Fixed(600).with_check(|n, l| {
     ///     if n <= l.max_node() / 2 { Ok(()) } else { Err(format!("region A owns 0 to {}", l.max_node() / 2)) }
     /// });
     /// assert!(source.node(&Layout::TWITTER).is_err());
@@ -194,7 +194,7 @@ impl NodeSource for Fixed {
 ///
 /// ```
 /// use snowmint::node::{self, NodeSource};
-/// let odd_only = node::fixed(3).with_check(|n, _| if n % 2 == 1 { Ok(()) } else { Err("even".into()) });
+/// let odd_only = node::Fixed(3).with_check(|n, _| if n % 2 == 1 { Ok(()) } else { Err("even".into()) });
 /// assert_eq!(odd_only.node(&snowmint::Layout::TWITTER)?, 3);
 /// # Ok::<(), snowmint::node::NodeError>(())
 /// ```
@@ -228,63 +228,4 @@ impl<S: core::fmt::Debug, F> core::fmt::Debug for Checked<S, F> {
             .field("source", &self.source)
             .finish_non_exhaustive()
     }
-}
-
-/// An explicit node number.
-///
-/// ```
-/// use snowmint::node::{self, NodeSource};
-/// assert_eq!(node::fixed(9).node(&snowmint::Layout::TWITTER)?, 9);
-/// # Ok::<(), snowmint::node::NodeError>(())
-/// ```
-pub fn fixed(node: u64) -> Fixed {
-    Fixed(node)
-}
-
-/// The node number in the environment variable `name` (decimal).
-///
-/// ```
-/// use snowmint::node::{self, NodeError, NodeSource};
-/// let err = node::env("SNOWMINT_DOC_UNSET_VARIABLE").node(&snowmint::Layout::TWITTER).unwrap_err();
-/// assert!(matches!(err, NodeError::EnvMissing { .. }));
-/// ```
-pub fn env(name: &str) -> EnvVar {
-    EnvVar::new(name)
-}
-
-/// The low bits of this host's first private IPv4 address (RFC 1918 or link-local), as
-/// Sonyflake's default.
-///
-/// ```
-/// use std::net::Ipv4Addr;
-/// use snowmint::node::{self, NodeSource};
-/// use snowmint::Layout;
-/// let from_list = node::private_ipv4().from_addrs([Ipv4Addr::new(10, 1, 2, 3)]);
-/// assert_eq!(from_list.node(&Layout::SONYFLAKE)?, 2 << 8 | 3);
-/// # Ok::<(), snowmint::node::NodeError>(())
-/// ```
-pub fn private_ipv4() -> PrivateIpv4 {
-    PrivateIpv4::new()
-}
-
-/// The ordinal of this Kubernetes StatefulSet pod, from its hostname (`name-3` → 3).
-///
-/// ```no_run
-/// use snowmint::node::{self, NodeSource};
-/// let n = node::statefulset_ordinal().node(&snowmint::Layout::TWITTER)?;
-/// # Ok::<(), snowmint::node::NodeError>(())
-/// ```
-pub fn statefulset_ordinal() -> StatefulSetOrdinal {
-    StatefulSetOrdinal::new()
-}
-
-/// The StatefulSet ordinal in a given hostname, for tests and for names read elsewhere.
-///
-/// ```
-/// use snowmint::node::{self, NodeSource};
-/// assert_eq!(node::statefulset_ordinal_of("web-12").node(&snowmint::Layout::TWITTER)?, 12);
-/// # Ok::<(), snowmint::node::NodeError>(())
-/// ```
-pub fn statefulset_ordinal_of(hostname: &str) -> StatefulSetOrdinal {
-    StatefulSetOrdinal::from_hostname(hostname)
 }

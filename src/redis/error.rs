@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::{LayoutError, MintError};
+use crate::fence::Cause;
 
 /// Why [`RedisLease::acquire`](super::RedisLease::acquire) returned no generator.
 ///
@@ -77,8 +78,10 @@ pub enum LeaseError {
         /// The margin.
         margin: Duration,
     },
-    /// The generator's settings were refused, or the mark is past the layout's expiry.
+    /// The mark is past the layout's expiry.
     Layout(LayoutError),
+    /// The source's builder refused its settings (its error is the `source()`).
+    Build(Cause),
 }
 
 impl From<LayoutError> for LeaseError {
@@ -126,6 +129,7 @@ impl fmt::Display for LeaseError {
                  margin at most half of it"
             ),
             LeaseError::Layout(e) => e.fmt(f),
+            LeaseError::Build(_) => f.write_str("the leased source could not be built"),
         }
     }
 }
@@ -135,6 +139,7 @@ impl std::error::Error for LeaseError {
         match self {
             LeaseError::Redis { cause, .. } => Some(&**cause),
             LeaseError::MarkAhead { cause, .. } => Some(cause),
+            LeaseError::Build(cause) => Some(&**cause),
             // Printed as this error's own message: not again as a source.
             _ => None,
         }

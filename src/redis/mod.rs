@@ -321,7 +321,9 @@ impl RedisLease {
         builder: B,
         keeper: &mut RedisKeeper,
     ) -> Result<(B::Source, Renewal), LeaseError> {
-        let source = builder.build()?;
+        let source = builder
+            .build()
+            .map_err(|e| LeaseError::Build(Arc::new(e)))?;
         if let Some(mark) = keeper.floor {
             let (node, ttl) = (keeper.node, keeper.ttl);
             let waited = wait_past(&source, mark, self.max_wait, ttl / 3, || {

@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
+use super::error::ShardError;
 use super::ShardedGenerator;
 use crate::clock::Clock;
-use crate::error::LayoutError;
 use crate::generator::GeneratorBuilder;
 use crate::id::Id;
 use crate::layout::Layout;
@@ -29,7 +29,7 @@ const DEFAULT_SHARD_BITS: u8 = 6;
 ///     .clock(WallClock)
 ///     .build()?;
 /// assert_eq!(gen.shards(), 63);
-/// # Ok::<(), snowmint::LayoutError>(())
+/// # Ok::<(), snowmint::ShardError>(())
 /// ```
 #[derive(Debug, Clone)]
 #[must_use]
@@ -50,9 +50,9 @@ impl<C: Clock> ShardedBuilder<C> {
     /// bits, at most 16; default 6, or the node bits if fewer).
     ///
     /// ```
-    /// use snowmint::{Layout, LayoutError, ShardedGenerator};
+    /// use snowmint::{Layout, ShardError, ShardedGenerator};
     /// let err = ShardedGenerator::builder(Layout::TWITTER).shard_bits(11).build().unwrap_err();
-    /// assert_eq!(err, LayoutError::ShardBitsOutOfRange { shard_bits: 11, max: 10 });
+    /// assert_eq!(err, ShardError::ShardBitsOutOfRange { shard_bits: 11, max: 10 });
     /// ```
     pub fn shard_bits(mut self, bits: u8) -> Self {
         self.shard_bits = Some(bits);
@@ -62,10 +62,10 @@ impl<C: Clock> ShardedBuilder<C> {
     /// The host number: the node bits above the shard bits (default 0).
     ///
     /// ```
-    /// use snowmint::{Layout, LayoutError, ShardedGenerator};
+    /// use snowmint::{Layout, ShardError, ShardedGenerator};
     /// // Twitter: 10 node bits - 6 shard bits = 4 host bits.
     /// let err = ShardedGenerator::builder(Layout::TWITTER).host(16).build().unwrap_err();
-    /// assert_eq!(err, LayoutError::HostOutOfRange { host: 16, max: 15 });
+    /// assert_eq!(err, ShardError::HostOutOfRange { host: 16, max: 15 });
     /// ```
     pub fn host(mut self, host: u64) -> Self {
         self.inner = self.inner.node(host);
@@ -150,9 +150,9 @@ impl<C: Clock> ShardedBuilder<C> {
     /// use snowmint::{Layout, ShardedGenerator};
     /// let gen = ShardedGenerator::builder(Layout::DISCORD).shard_bits(5).host(31).build()?;
     /// assert_eq!(gen.shards(), 31);
-    /// # Ok::<(), snowmint::LayoutError>(())
+    /// # Ok::<(), snowmint::ShardError>(())
     /// ```
-    pub fn build(self) -> Result<ShardedGenerator<C>, LayoutError> {
+    pub fn build(self) -> Result<ShardedGenerator<C>, ShardError> {
         let shard_bits = self.shard_bits_or_default();
         let (minter, host, start) = self.inner.into_parts();
         ShardedGenerator::from_parts(minter, host, shard_bits, start)
@@ -168,6 +168,7 @@ impl<C: Clock> ShardedBuilder<C> {
 
 impl<C: Clock> SourceBuilder for ShardedBuilder<C> {
     type Source = ShardedGenerator<C>;
+    type Error = ShardError;
 
     /// The largest host: the node bits above the shard bits.
     fn max_node(&self) -> u64 {
@@ -194,7 +195,7 @@ impl<C: Clock> SourceBuilder for ShardedBuilder<C> {
         SourceBuilder::layout(&self.inner)
     }
 
-    fn build(self) -> Result<ShardedGenerator<C>, LayoutError> {
+    fn build(self) -> Result<ShardedGenerator<C>, ShardError> {
         ShardedBuilder::build(self)
     }
 }

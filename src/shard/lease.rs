@@ -35,7 +35,7 @@ use crate::source::IdSource;
 ///         });
 ///     }
 /// });
-/// # Ok::<(), snowmint::LayoutError>(())
+/// # Ok::<(), snowmint::ShardError>(())
 /// ```
 pub struct Lease<C = TscClock> {
     shared: Arc<Shared<C>>,

@@ -1,11 +1,13 @@
 //! [`ShardedGenerator`]: minting that scales with threads, each thread on a shard of its own.
 
 mod builder;
+mod error;
 mod lease;
 mod local;
 mod slots;
 
 pub use self::builder::ShardedBuilder;
+pub use self::error::ShardError;
 pub use self::lease::Lease;
 
 use std::sync::Arc;
@@ -15,7 +17,8 @@ use self::local::Shard;
 use self::slots::Slots;
 use crate::batch::IdBatch;
 use crate::clock::{Clock, TscClock};
-use crate::error::{LayoutError, MintError};
+use crate::error::MintError;
+use crate::generator::Generator;
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::mint::minter::Minter;
@@ -84,10 +87,10 @@ impl ShardedGenerator {
     /// use snowmint::{Layout, ShardedGenerator};
     /// let gen = ShardedGenerator::builder(Layout::TWITTER).build()?;
     /// assert_eq!((gen.host(), gen.shard_bits(), gen.shards()), (0, 6, 63));
-    /// # Ok::<(), snowmint::LayoutError>(())
+    /// # Ok::<(), snowmint::ShardError>(())
     /// ```
     pub fn builder(layout: Layout) -> ShardedBuilder<TscClock> {
-        ShardedBuilder::new(crate::Generator::builder(layout))
+        ShardedBuilder::new(Generator::builder(layout))
     }
 }
 
@@ -97,18 +100,18 @@ impl<C: Clock> ShardedGenerator<C> {
         host: u64,
         shard_bits: u8,
         start_after: Option<u64>,
-    ) -> Result<Self, LayoutError> {
+    ) -> Result<Self, ShardError> {
         let layout = minter.layout;
         let max_shard_bits = layout.node_bits().min(16);
         if shard_bits == 0 || shard_bits > max_shard_bits {
-            return Err(LayoutError::ShardBitsOutOfRange {
+            return Err(ShardError::ShardBitsOutOfRange {
                 shard_bits,
                 max: max_shard_bits,
             });
         }
         let max_host = layout.max_node() >> shard_bits;
         if host > max_host {
-            return Err(LayoutError::HostOutOfRange {
+            return Err(ShardError::HostOutOfRange {
                 host,
                 max: max_host,
             });
@@ -209,7 +212,7 @@ impl<C: Clock> ShardedGenerator<C> {
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
     /// assert!(gen.try_next_id().is_ok());
-    /// # Ok::<(), snowmint::LayoutError>(())
+    /// # Ok::<(), snowmint::ShardError>(())
     /// ```
     #[inline]
     pub fn try_next_id(&self) -> Result<Id, MintError> {
@@ -293,7 +296,7 @@ impl<C: Clock> ShardedGenerator<C> {
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
     /// assert_eq!(gen.claim_local_shard(), Some(0));
     /// assert_eq!(gen.local_shard(), Some(0));
-    /// # Ok::<(), snowmint::LayoutError>(())
+    /// # Ok::<(), snowmint::ShardError>(())
     /// ```
     pub fn claim_local_shard(&self) -> Option<u64> {
         local::with(&self.shared.slots, |shard| match shard {
@@ -366,7 +369,7 @@ impl<C: Clock> ShardedGenerator<C> {
     /// use snowmint::{Clock, Layout, ManualClock, ShardedGenerator};
     /// let gen = ShardedGenerator::builder(Layout::TWITTER).clock(ManualClock::at_unix_nanos(5)).build()?;
     /// assert_eq!(gen.clock().now_unix_nanos(), 5);
-    /// # Ok::<(), snowmint::LayoutError>(())
+    /// # Ok::<(), snowmint::ShardError>(())
     /// ```
     pub fn clock(&self) -> &C {
         &self.shared.minter.clock
@@ -377,7 +380,7 @@ impl<C: Clock> ShardedGenerator<C> {
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
     /// assert_eq!(gen.max_wait(), std::time::Duration::from_secs(1));
-    /// # Ok::<(), snowmint::LayoutError>(())
+    /// # Ok::<(), snowmint::ShardError>(())
     /// ```
     pub fn max_wait(&self) -> Duration {
         self.shared.minter.max_wait
@@ -388,7 +391,7 @@ impl<C: Clock> ShardedGenerator<C> {
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::SONYFLAKE).build()?;
     /// assert_eq!(*gen.layout(), snowmint::Layout::SONYFLAKE);
-    /// # Ok::<(), snowmint::LayoutError>(())
+    /// # Ok::<(), snowmint::ShardError>(())
     /// ```
     pub fn layout(&self) -> &Layout {
         &self.shared.minter.layout
@@ -399,7 +402,7 @@ impl<C: Clock> ShardedGenerator<C> {
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::SONYFLAKE).host(9).build()?;
     /// assert_eq!(gen.host(), 9);
-    /// # Ok::<(), snowmint::LayoutError>(())
+    /// # Ok::<(), snowmint::ShardError>(())
     /// ```
     pub fn host(&self) -> u64 {
         self.shared.host
@@ -410,7 +413,7 @@ impl<C: Clock> ShardedGenerator<C> {
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::SONYFLAKE).shard_bits(4).build()?;
     /// assert_eq!(gen.shard_bits(), 4);
-    /// # Ok::<(), snowmint::LayoutError>(())
+    /// # Ok::<(), snowmint::ShardError>(())
     /// ```
     pub fn shard_bits(&self) -> u8 {
         self.shared.shard_bits
@@ -421,7 +424,7 @@ impl<C: Clock> ShardedGenerator<C> {
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::SONYFLAKE).shard_bits(4).build()?;
     /// assert_eq!(gen.shards(), 15);
-    /// # Ok::<(), snowmint::LayoutError>(())
+    /// # Ok::<(), snowmint::ShardError>(())
     /// ```
     pub fn shards(&self) -> u64 {
         self.shared.slots.len() as u64

@@ -56,18 +56,21 @@ impl NodeArgs {
         let (flag, result) = match self.node_from {
             // The source's description names the flag already.
             None => ("", NodeFlag(self.node.unwrap_or(0)).node(layout)),
-            Some(NodeFrom::Env) => ("--node-from env: ", node::env(NODE_ENV).node(layout)),
+            Some(NodeFrom::Env) => (
+                "--node-from env: ",
+                node::EnvVar::new(NODE_ENV).node(layout),
+            ),
             Some(NodeFrom::Ip) => ("--node-from ip: ", self.ip_source().node(layout)),
             Some(NodeFrom::Hostname) => (
                 "--node-from hostname: ",
-                node::statefulset_ordinal().node(layout),
+                node::StatefulSetOrdinal::new().node(layout),
             ),
         };
         result.map_err(|err| cli_error(flag, &err))
     }
 
     fn ip_source(&self) -> PrivateIpv4 {
-        node::private_ipv4().allow_shared(self.allow_shared)
+        node::PrivateIpv4::new().allow_shared(self.allow_shared)
     }
 }
 
@@ -182,8 +185,8 @@ mod tests {
     fn bad_numbers_exit_2_and_missing_machine_facts_exit_1() {
         let twitter = Layout::TWITTER;
         let input = [
-            node::fixed(5_000).node(&twitter).unwrap_err(),
-            node::env("SNOWMINT_CLI_TEST_NEVER_SET")
+            node::Fixed(5_000).node(&twitter).unwrap_err(),
+            node::EnvVar::new("SNOWMINT_CLI_TEST_NEVER_SET")
                 .node(&twitter)
                 .unwrap_err(),
             NodeError::EnvInvalid {
@@ -193,10 +196,10 @@ mod tests {
             },
         ];
         let system = [
-            node::statefulset_ordinal_of("vm")
+            node::StatefulSetOrdinal::from_hostname("vm")
                 .node(&twitter)
                 .unwrap_err(),
-            node::private_ipv4()
+            node::PrivateIpv4::new()
                 .from_addrs([Ipv4Addr::LOCALHOST])
                 .node(&twitter)
                 .unwrap_err(),

@@ -47,6 +47,16 @@ impl fmt::Display for Field {
 pub enum LayoutError {
     /// The time field has no bits.
     NoTimeBits,
+    /// One field has more bits than any layout allows (64 for the time field, 63 for the
+    /// node and sequence fields), whatever the others have.
+    FieldTooWide {
+        /// Which field.
+        field: Field,
+        /// The bits asked for.
+        bits: u8,
+        /// The most bits that field may have.
+        max: u8,
+    },
     /// `time + node + sequence` bits exceed the layout's width.
     TooWide {
         /// Bits the three fields need together.
@@ -65,6 +75,11 @@ pub enum LayoutError {
     UnitTooLong,
     /// The epoch lies before 1970-01-01T00:00:00Z.
     EpochBeforeUnixEpoch,
+    /// The epoch lies past what `u64` nanoseconds since 1970 hold (2554-07-21T23:34:33Z).
+    EpochTooLate {
+        /// The epoch as given, in milliseconds since the Unix epoch.
+        epoch_unix_millis: u128,
+    },
     /// The epoch lies in the future.
     EpochInFuture {
         /// The epoch, in milliseconds since the Unix epoch.
@@ -100,10 +115,10 @@ pub enum LayoutError {
         /// The largest allowed.
         max: u64,
     },
-    /// A time lies before the layout's epoch.
+    /// A time lies before the layout's epoch (before its first tick).
     TimeBeforeEpoch {
-        /// The time, in milliseconds since the Unix epoch (0 for times before 1970).
-        unix_millis: u64,
+        /// The time, in milliseconds since the Unix epoch (negative before 1970).
+        unix_millis: i64,
         /// The layout's epoch, in milliseconds since the Unix epoch.
         epoch_unix_millis: u64,
     },
@@ -114,12 +129,26 @@ pub enum LayoutError {
         /// The layout's expiry, in milliseconds since the Unix epoch.
         expiry_unix_millis: u64,
     },
+    /// A generator was asked for a layout whose time field has already overflowed by its
+    /// clock: it could never mint. IDs of the layout still decode.
+    Expired {
+        /// The layout's expiry, in milliseconds since the Unix epoch.
+        expiry_unix_millis: u64,
+        /// The generator's clock when it was built.
+        now_unix_millis: u64,
+    },
 }
 
 impl fmt::Display for LayoutError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             LayoutError::NoTimeBits => f.write_str("layout has no time bits: time_bits must be 1 to 64"),
+            LayoutError::FieldTooWide { field: Field::Time, bits, max } => {
+                write!(f, "layout time field of {bits} bits is too wide: time_bits must be 1 to {max}")
+            }
+            LayoutError::FieldTooWide { field, bits, max } => {
+                write!(f, "layout {field} field of {bits} bits is too wide: {field}_bits must be 0 to {max}")
+            }
             LayoutError::TooWide { total, max_bits } => write!(
                 f,
                 "layout fields need {total} bits (time + node + sequence) but at most {max_bits} are allowed"
@@ -134,6 +163,11 @@ impl fmt::Display for LayoutError {
             LayoutError::EpochBeforeUnixEpoch => {
                 f.write_str("layout epoch is before 1970-01-01T00:00:00Z: it must not be")
             }
+            LayoutError::EpochTooLate { epoch_unix_millis } => write!(
+                f,
+                "layout epoch {epoch_unix_millis} ms (Unix) is too late: it must be at most {} ms (2554-07-21T23:34:33.709Z, the most u64 nanoseconds hold)",
+                u64::MAX / 1_000_000
+            ),
             LayoutError::EpochInFuture { epoch_unix_millis, now_unix_millis } => write!(
                 f,
                 "layout epoch {epoch_unix_millis} ms (Unix) is in the future: it must be at most now ({now_unix_millis} ms)"
@@ -151,6 +185,10 @@ impl fmt::Display for LayoutError {
                 f,
                 "host {host} is out of range: allowed 0 to {max} (the node bits above the shard bits)"
             ),
+            LayoutError::TimeBeforeEpoch { unix_millis, epoch_unix_millis } if unix_millis < 0 => write!(
+                f,
+                "time {unix_millis} ms (Unix) is before 1970-01-01T00:00:00Z and so before the layout epoch: allowed from {epoch_unix_millis} ms"
+            ),
             LayoutError::TimeBeforeEpoch { unix_millis, epoch_unix_millis } => write!(
                 f,
                 "time {unix_millis} ms (Unix) is before the layout epoch: allowed from {epoch_unix_millis} ms"
@@ -158,6 +196,10 @@ impl fmt::Display for LayoutError {
             LayoutError::TimeAfterExpiry { unix_millis, expiry_unix_millis } => write!(
                 f,
                 "time {unix_millis} ms (Unix) is past the layout's expiry: allowed before {expiry_unix_millis} ms"
+            ),
+            LayoutError::Expired { expiry_unix_millis, now_unix_millis } => write!(
+                f,
+                "layout expired at {expiry_unix_millis} ms (Unix), before the clock's {now_unix_millis} ms: its time field is full, so no generator can mint (its IDs still decode)"
             ),
         }
     }

@@ -35,6 +35,7 @@ use crate::error::LayoutError;
 use crate::generator::Generator;
 use crate::id::Id;
 use crate::layout::Layout;
+use crate::parts::Parts;
 
 /// What one renewal achieved.
 pub(crate) enum Renewal {
@@ -535,7 +536,13 @@ fn tick_at(layout: &Layout, unix_millis: u64) -> Result<Option<u64>, LayoutError
 fn limit_id(layout: &Layout, unix_millis: u64) -> u64 {
     match tick_at(layout, unix_millis) {
         Ok(Some(t)) => layout
-            .compose(t, layout.max_node(), layout.max_sequence())
+            .compose(
+                t,
+                Parts {
+                    node: layout.max_node(),
+                    sequence: layout.max_sequence(),
+                },
+            )
             .map_or(u64::MAX, Id::to_u64),
         Ok(None) => 0,
         Err(_) => u64::MAX,
@@ -562,7 +569,7 @@ pub(crate) fn behind<C: Clock>(gen: &Generator<C>, floor_unix_millis: u64) -> Du
     let Ok(Some(tick)) = tick_at(layout, floor_unix_millis) else {
         return Duration::ZERO;
     };
-    let next = (tick as u128 + 1) * layout.unit_nanos() as u128 + layout.epoch_unix_nanos() as u128;
+    let next = layout.tick_start_unix_nanos(tick) + u128::from(layout.unit_nanos());
     let now = gen.clock().now_unix_nanos() as u128;
     Duration::from_nanos(u64::try_from(next.saturating_sub(now)).unwrap_or(u64::MAX))
 }
@@ -605,7 +612,9 @@ pub(crate) fn wait_past<C: Clock, E>(
 #[cfg(test)]
 mod tests {
     use super::{ceil_millis, limit_id};
-    use crate::{Id, Layout};
+    use crate::id::Id;
+    use crate::layout::Layout;
+    use crate::parts::Parts;
 
     #[test]
     fn marks_round_up_and_limits_cover_exactly_their_tick() {
@@ -617,8 +626,12 @@ mod tests {
         let at = l.epoch_unix_millis() + 1_234; // inside tick 123
         let limit = Id::from_u64(limit_id(&l, at));
         assert_eq!(l.decode(limit).ticks(), 123);
-        let last_of_tick = l.compose(123, l.max_node(), l.max_sequence()).unwrap();
-        let first_of_next = l.compose(124, 0, 0).unwrap();
+        let all = Parts {
+            node: l.max_node(),
+            sequence: l.max_sequence(),
+        };
+        let last_of_tick = l.compose(123, all).unwrap();
+        let first_of_next = l.compose(124, Parts::default()).unwrap();
         assert!(last_of_tick <= limit && first_of_next > limit);
         assert_eq!(limit_id(&l, 0), 0, "before the epoch nothing may be issued");
     }

@@ -132,8 +132,10 @@ impl<C: Clock> Minter<C> {
         let now = self.clock.recent_unix_nanos();
         let current = cell.get();
         let unit = self.layout.unit_nanos();
-        // No overflow: the tick's start is before the expiry, which fits (same_tick_shortcut).
-        let start = self.layout.epoch_unix_nanos() + (current >> self.rules.sequence_bits) * unit;
+        // Exact: the tick's start is before the expiry, which fits in u64 (same_tick_shortcut).
+        let start = self
+            .layout
+            .tick_start_unix_nanos(current >> self.rules.sequence_bits) as u64;
         let (lower, span) = self.served(start, unit);
         let sequence_full = current & self.layout.max_sequence() == self.layout.max_sequence();
         let refresh_due = (current + 1) & self.refresh_mask == 0;
@@ -146,13 +148,14 @@ impl<C: Clock> Minter<C> {
 
     /// The clock readings `lower..lower + span` that may mint in the tick starting at `start`
     /// without the general path: the tick itself, and under [`Rollback::Continue`] also
-    /// readings behind it back to the epoch (the state is already in this tick, and
-    /// `Continue` keeps minting there, as `step` would; before the epoch is an error).
+    /// readings behind it back to the first tick (the state is already in this tick, and
+    /// `Continue` keeps minting there, as `step` would; before the first tick is an error).
     #[inline(always)]
     fn served(&self, start: u64, unit: u64) -> (u64, u64) {
         if self.rules.continue_behind {
-            let epoch = self.layout.epoch_unix_nanos();
-            (epoch, start.saturating_add(unit) - epoch)
+            // Tick 0 starts at or before the epoch, a u64.
+            let first = self.layout.tick_start_unix_nanos(0) as u64;
+            (first, start.saturating_add(unit) - first)
         } else {
             (start, unit)
         }
@@ -188,10 +191,8 @@ impl<C: Clock> Minter<C> {
         let floor = tick << s;
         if let Some(limit) = tick_end(floor, s) {
             let unit = self.layout.unit_nanos();
-            let start = self
-                .layout
-                .epoch_unix_nanos()
-                .saturating_add(tick.saturating_mul(unit));
+            let start =
+                u64::try_from(self.layout.tick_start_unix_nanos(tick)).unwrap_or(u64::MAX);
             let (lower, span) = self.served(start, unit);
             let id_base = self.layout.id_of_state(floor, node_in_place);
             cache.fill(lower, span, floor, limit, id_base);
@@ -285,11 +286,11 @@ impl<C: Clock> Minter<C> {
         }
     }
 
-    /// Clock nanoseconds to ticks since the epoch.
+    /// Clock nanoseconds to ticks, on the layout's time grid.
     #[inline]
     fn ticks(&self, now_nanos: u64) -> Result<u64, Blocked> {
-        match now_nanos.checked_sub(self.layout.epoch_unix_nanos()) {
-            Some(since) => Ok(self.layout.ticks_from_epoch_nanos(since)),
+        match self.layout.tick_of_unix_nanos(now_nanos) {
+            Some(tick) => Ok(tick),
             None => Err(Blocked::Fatal(MintError::BeforeEpoch {
                 now_unix_millis: now_nanos / 1_000_000,
                 epoch_unix_millis: self.layout.epoch_unix_millis(),
@@ -305,8 +306,7 @@ impl<C: Clock> Minter<C> {
 
     /// How long from `now_nanos` until the clock reaches `tick`.
     fn nanos_until(&self, tick: u64, now_nanos: u64) -> Duration {
-        let at = (tick as u128 * self.layout.unit_nanos() as u128)
-            .saturating_add(self.layout.epoch_unix_nanos() as u128);
+        let at = self.layout.tick_start_unix_nanos(tick);
         let nanos = at.saturating_sub(now_nanos as u128);
         Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
     }

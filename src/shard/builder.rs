@@ -150,6 +150,7 @@ impl<C: Clock> ShardedBuilder<C> {
         let shard_bits = self
             .shard_bits
             .unwrap_or_else(|| DEFAULT_SHARD_BITS.min(self.inner.layout().node_bits()));
+        self.inner.check_not_expired()?;
         let (minter, host, start) = self.inner.into_parts();
         ShardedGenerator::from_parts(minter, host, shard_bits, start)
     }

@@ -26,7 +26,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use snowmint::{Clock, Generator, Id, Layout, ManualClock, MintError, Rollback};
+use snowmint::{Clock, Generator, Id, Layout, ManualClock, MintError, Parts, Rollback};
 
 /// How late a call may return beyond its timeout before the wait counts as unbounded. Generous
 /// because the machine may be loaded (fuzzing, parallel builds); an unbounded wait is caught
@@ -122,7 +122,7 @@ pub fn run(script: &Script) -> Stats {
     let nodes = distinct_nodes(layout.max_node(), script.generators);
     let start_after = script.start_after.map(|(t, s)| {
         let (t, s) = (t & layout.max_ticks(), s & layout.max_sequence());
-        (t, s, layout.compose(t, 0, s).unwrap())
+        (t, s, layout.compose(t, Parts { node: 0, sequence: s }).unwrap())
     });
     let mut gens: Vec<Tracked> = nodes
         .iter()
@@ -138,7 +138,7 @@ pub fn run(script: &Script) -> Stats {
             // Resuming after (0, 0) is no different from a fresh start.
             let last_id = start_after
                 .filter(|&(t, s, _)| (t, s) != (0, 0))
-                .map(|(t, s, _)| layout.compose(t, node, s).unwrap());
+                .map(|(t, s, _)| layout.compose(t, Parts { node: node, sequence: s }).unwrap());
             assert_eq!(gen.last_id(), last_id, "{script:?}");
             Tracked {
                 gen,
@@ -350,7 +350,7 @@ fn check_call(
                     Lazy(|f| write!(f, "{ctx}: #{k} {id:?} = {d:?} at clock tick {clock_tick}"));
                 assert_eq!(d.node(), t.gen.node(), "{ctx}");
                 assert_eq!(
-                    layout.compose(tick, d.node(), seq),
+                    layout.compose(tick, Parts { node: d.node(), sequence: seq }),
                     Ok(id),
                     "{ctx}: bits outside the layout"
                 );

@@ -162,7 +162,8 @@ mod tests {
         assert_eq!(args(&["--node", "7"]).unwrap().node, Some(7));
         assert_eq!(args(&["--node", "0"]).unwrap().node, Some(0));
         for bad in ["+7", " 7", "07", "7 ", "-1", "0x7", ""] {
-            let err = args(&["--node", bad]).unwrap_err().to_string();
+            let flag = format!("--node={bad}");
+            let err = args(&[&flag]).unwrap_err().to_string();
             assert!(err.contains("is not a node number"), "{bad:?}: {err}");
         }
     }

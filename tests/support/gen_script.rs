@@ -26,7 +26,9 @@ use std::collections::HashSet;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use snowmint::{Clock, Generator, Id, Layout, ManualClock, MintError, Parts, Rollback};
+use snowmint::{
+    Clock, Generator, Id, Layout, LayoutError, ManualClock, MintError, Parts, Rollback,
+};
 
 /// How late a call may return beyond its timeout before the wait counts as unbounded. Generous
 /// because the machine may be loaded (fuzzing, parallel builds); an unbounded wait is caught
@@ -124,6 +126,20 @@ pub fn run(script: &Script) -> Stats {
         let (t, s) = (t & layout.max_ticks(), s & layout.max_sequence());
         (t, s, layout.compose(t, Parts { node: 0, sequence: s }).unwrap())
     });
+    // A layout already expired by the clock is refused when a generator is built: it could
+    // never mint (LayoutError::Expired), which counts as the expired outcome.
+    let expiry = layout.tick_start_unix_nanos(layout.max_ticks()) + u128::from(layout.unit_nanos());
+    if u128::from(clock.now_unix_nanos()) >= expiry {
+        for &node in &nodes {
+            let built = Generator::with_clock(layout, clock.clone()).node(node).build();
+            assert!(
+                matches!(built, Err(LayoutError::Expired { .. })),
+                "{script:?}: {built:?}"
+            );
+            stats.expired += 1;
+        }
+        return stats;
+    }
     let mut gens: Vec<Tracked> = nodes
         .iter()
         .map(|&node| {
@@ -138,7 +154,7 @@ pub fn run(script: &Script) -> Stats {
             // Resuming after (0, 0) is no different from a fresh start.
             let last_id = start_after
                 .filter(|&(t, s, _)| (t, s) != (0, 0))
-                .map(|(t, s, _)| layout.compose(t, Parts { node: node, sequence: s }).unwrap());
+                .map(|(t, s, _)| layout.compose(t, Parts { node, sequence: s }).unwrap());
             assert_eq!(gen.last_id(), last_id, "{script:?}");
             Tracked {
                 gen,

@@ -163,6 +163,13 @@ pub fn read_id(
     match fitting.as_slice() {
         [(f, id)] => Ok((*id, *f)),
         [] if readings.is_empty() => {
+            if let Ok(id) = Format::BwmarrinBase64.parse(input) {
+                return Err(format!(
+                    "{} reads only as bwmarrin/snowflake's Base64() of {id} (standard base64 of \
+                     the decimal text), which is never guessed: pass --from bwmarrin-base64",
+                    quoted(input)
+                ));
+            }
             // Every attempt failed: report the one that read furthest (decimal on ties).
             let (format, err) = attempts
                 .iter()
@@ -171,11 +178,10 @@ pub fn read_id(
                 .max_by_key(|(_, e)| depth(e.kind(), input.len()))
                 .expect("every attempt failed");
             Err(format!(
-                "{} is not an ID in any encoding; as {}: {}{}",
+                "{} is not an ID in any encoding; as {}: {}",
                 quoted(input),
                 format.name(),
-                reason(err),
-                bwmarrin_hint(input, Format::Decimal)
+                reason(err)
             ))
         }
         [] => Err(format!(

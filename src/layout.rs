@@ -385,7 +385,9 @@ impl LayoutBuilder {
         match self.validate() {
             Ok(layout) => layout,
             Err(LayoutError::NoTimeBits) => panic!("invalid layout: time_bits must be 1 to 64"),
-            Err(LayoutError::FieldTooWide { field: Field::Time, .. }) => {
+            Err(LayoutError::FieldTooWide {
+                field: Field::Time, ..
+            }) => {
                 panic!("invalid layout: time_bits must be 1 to 64")
             }
             Err(LayoutError::FieldTooWide { .. }) => {
@@ -922,7 +924,10 @@ impl Layout {
             // Before 1970, so before every first tick (even of an epoch of 0): refused, with
             // the time as negative milliseconds, rather than clamped to 0.
             Err(before) => {
-                let millis = before.duration().as_nanos().div_ceil(NANOS_PER_MILLI as u128);
+                let millis = before
+                    .duration()
+                    .as_nanos()
+                    .div_ceil(NANOS_PER_MILLI as u128);
                 return Err(LayoutError::TimeBeforeEpoch {
                     unix_millis: i64::try_from(millis).map_or(i64::MIN, |m| -m),
                     epoch_unix_millis: self.epoch_unix_millis(),

@@ -113,11 +113,20 @@ fn gen_prints_the_count_of_increasing_ids_of_the_node_and_now() {
 
 #[test]
 fn every_format_round_trips_through_decode() {
-    for layout in ["twitter", "sonyflake", "sonyflake-v2", "discord", "mastodon", "js53"] {
+    for layout in [
+        "twitter",
+        "sonyflake",
+        "sonyflake-v2",
+        "discord",
+        "mastodon",
+        "js53",
+    ] {
         for format in FORMATS {
             // Mastodon has no node field.
             let node = if layout == "mastodon" { "0" } else { "5" };
-            let text = ok(&["gen", "-n", "40", "-l", layout, "--node", node, "-f", format]);
+            let text = ok(&[
+                "gen", "-n", "40", "-l", layout, "--node", node, "-f", format,
+            ]);
             let texts: Vec<&str> = text.lines().collect();
             assert_eq!(texts.len(), 40);
             let mut args = vec!["-l", layout, "--from", format];
@@ -632,19 +641,43 @@ fn bwmarrin_forms_are_named_encodings_never_guessed() {
     let d = &decode_json(&["--from", "bwmarrin-bytes", "1116821679570419712"])[0];
     assert_eq!(d["id"], "1116821679570419712");
     fails_with(
-        &["decode", "--from", "bwmarrin-base64", "MTExNjgxOTQ5NDY2MDk5NzEyMA"],
+        &[
+            "decode",
+            "--from",
+            "bwmarrin-base64",
+            "MTExNjgxOTQ5NDY2MDk5NzEyMA",
+        ],
         2,
         &["not a multiple of 4"],
     );
     // Not detected, nor read as the value's base64, but named in the error.
-    for args in [vec!["decode", classic], vec!["decode", "--from", "base64", classic]] {
+    for args in [
+        vec!["decode", classic],
+        vec!["decode", "--from", "base64", classic],
+    ] {
         fails_with(&args, 2, &["--from bwmarrin-base64", "1283328784765816832"]);
     }
     // Written, as bwmarrin writes them.
     let t = "2020-07-15T09:13:20.041Z";
-    let text = ok(&["compose", "--time", t, "--node", "1", "-f", "bwmarrin-base64"]);
+    let text = ok(&[
+        "compose",
+        "--time",
+        t,
+        "--node",
+        "1",
+        "-f",
+        "bwmarrin-base64",
+    ]);
     assert_eq!(text.trim(), classic);
-    let text = ok(&["compose", "--time", t, "--node", "1", "-f", "bwmarrin-bytes"]);
+    let text = ok(&[
+        "compose",
+        "--time",
+        t,
+        "--node",
+        "1",
+        "-f",
+        "bwmarrin-bytes",
+    ]);
     assert_eq!(text.trim(), "1283328784765816832");
 }
 
@@ -654,25 +687,60 @@ fn upstream_vectors_decode_and_compose() {
     // increment 7 (node = worker << 5 | process).
     let d = &decode_json(&["-l", "discord", "175928847299117063"])[0];
     assert_eq!(d["time"], "2016-04-30T11:18:25.796Z");
-    assert_eq!((d["node"].as_u64(), d["sequence"].as_u64()), (Some(32), Some(7)));
+    assert_eq!(
+        (d["node"].as_u64(), d["sequence"].as_u64()),
+        (Some(32), Some(7))
+    );
     let again = ok(&[
-        "compose", "-l", "discord", "--time", "2016-04-30T11:18:25.796Z", "--node", "32",
-        "--sequence", "7",
+        "compose",
+        "-l",
+        "discord",
+        "--time",
+        "2016-04-30T11:18:25.796Z",
+        "--node",
+        "32",
+        "--sequence",
+        "7",
     ]);
     assert_eq!(again.trim(), "175928847299117063");
     // Mastodon: unix_ms << 16 | sequence.
-    let id = ok(&["compose", "-l", "mastodon", "--time", "1575776913849", "--sequence", "40911"]);
-    assert_eq!(id.trim(), (1_575_776_913_849_u64 << 16 | 40_911).to_string());
+    let id = ok(&[
+        "compose",
+        "-l",
+        "mastodon",
+        "--time",
+        "1575776913849",
+        "--sequence",
+        "40911",
+    ]);
+    assert_eq!(
+        id.trim(),
+        (1_575_776_913_849_u64 << 16 | 40_911).to_string()
+    );
     // sonyflake with a start time 5 ms off its 10 ms grid: Go's elapsed time is
     // t/unit - start/unit = 1304640000; counting from the start would give 1304639999.
     let spec = "base=sonyflake,epoch=2023-01-01T00:00:00.005Z";
-    let id = ok(&["compose", "-l", spec, "--time", "2023-06-01T00:00:00Z", "--node", "300"]);
+    let id = ok(&[
+        "compose",
+        "-l",
+        spec,
+        "--time",
+        "2023-06-01T00:00:00Z",
+        "--node",
+        "300",
+    ]);
     let d = &decode_json(&["-l", spec, id.trim()])[0];
     assert_eq!(d["ticks"], 1_304_640_000_u64);
     assert_eq!(d["time"], "2023-06-01T00:00:00.000Z");
     assert_eq!(d["node"], 300);
     let epoch_grid = format!("{spec},grid=epoch");
-    let id = ok(&["compose", "-l", &epoch_grid, "--time", "2023-06-01T00:00:00Z"]);
+    let id = ok(&[
+        "compose",
+        "-l",
+        &epoch_grid,
+        "--time",
+        "2023-06-01T00:00:00Z",
+    ]);
     let d = &decode_json(&["-l", &epoch_grid, id.trim()])[0];
     assert_eq!(d["ticks"], 1_304_639_999_u64);
     // sonyflake v2's default start time.
@@ -687,9 +755,20 @@ fn an_expired_layout_fails_to_mint_by_name_and_its_ids_still_decode() {
     fails_with(
         &["gen", "-l", spec],
         2,
-        &["layout custom expired on 2024-11-20T21:24:16.000Z", "still decode"],
+        &[
+            "layout custom expired on 2024-11-20T21:24:16.000Z",
+            "still decode",
+        ],
     );
-    let id = ok(&["compose", "-l", spec, "--time", "2020-01-01T00:00:00Z", "--node", "3"]);
+    let id = ok(&[
+        "compose",
+        "-l",
+        spec,
+        "--time",
+        "2020-01-01T00:00:00Z",
+        "--node",
+        "3",
+    ]);
     let d = &decode_json(&["-l", spec, id.trim()])[0];
     assert_eq!(d["time"], "2020-01-01T00:00:00.000Z");
     assert_eq!(d["node"], 3);
@@ -747,7 +826,11 @@ fn decode_survives_binary_control_bytes_and_huge_lines() {
     input.push(b'\n');
     input.extend_from_slice(second.as_bytes());
     input.push(b'\n');
-    let out = snowmint().arg("decode").write_stdin(input).output().unwrap();
+    let out = snowmint()
+        .arg("decode")
+        .write_stdin(input)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     // Both good IDs decoded, in order, around the bad lines.
     let stdout = String::from_utf8(out.stdout).unwrap();
@@ -810,7 +893,10 @@ fn decode_arguments_that_are_not_utf8_are_bad_ids_too() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 1);
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.starts_with(r"error: '\xff1' is not an ID"), "{stderr}");
+    assert!(
+        stderr.starts_with(r"error: '\xff1' is not an ID"),
+        "{stderr}"
+    );
     // Other arguments that are not UTF-8 are refused by name, escaped.
     let out = snowmint()
         .args(["gen", "-l"])
@@ -819,7 +905,10 @@ fn decode_arguments_that_are_not_utf8_are_bad_ids_too() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains(r"'\u{1b}[2J\xff' is not UTF-8 text"), "{stderr}");
+    assert!(
+        stderr.contains(r"'\u{1b}[2J\xff' is not UTF-8 text"),
+        "{stderr}"
+    );
 }
 
 /// Memory is bounded per line: a line far longer than any ID is not held. Checked on

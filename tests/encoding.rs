@@ -214,7 +214,11 @@ fn round_trips() {
         for encoding in Encoding::ALL {
             let text = id.encode(encoding);
             assert_eq!(Id::parse(&text, encoding), Ok(id), "{encoding} {text:?}");
-            assert_eq!(Id::parse(text.as_str(), encoding), Ok(id), "{encoding} {text:?}");
+            assert_eq!(
+                Id::parse(text.as_str(), encoding),
+                Ok(id),
+                "{encoding} {text:?}"
+            );
         }
         assert_eq!(Id::from_bytes(id.to_bytes()), id);
         assert_eq!(id.to_string().parse::<Id>(), Ok(id));
@@ -829,8 +833,8 @@ fn bwmarrin_vectors_from_its_tests_and_readme() {
     );
     // TestBytes: ParseBytes of the decimal text's bytes works; with 0xFF bytes before, fails.
     let ok: &[u8] = &[
-        0x31, 0x31, 0x31, 0x36, 0x38, 0x32, 0x31, 0x36, 0x37, 0x39, 0x35, 0x37, 0x30, 0x34,
-        0x31, 0x39, 0x37, 0x31, 0x32,
+        0x31, 0x31, 0x31, 0x36, 0x38, 0x32, 0x31, 0x36, 0x37, 0x39, 0x35, 0x37, 0x30, 0x34, 0x31,
+        0x39, 0x37, 0x31, 0x32,
     ];
     assert_eq!(
         Id::parse(ok, bytes),
@@ -930,7 +934,7 @@ fn bwmarrin_base64_is_strict() {
     assert_eq!(kind(&b64("007")), ParseErrorKind::LeadingZero);
     assert_eq!(kind(&b64("18446744073709551616")), ParseErrorKind::Overflow);
     assert_eq!(
-        Id::parse(b64("18446744073709551615"), e),
+        Id::parse(&b64("18446744073709551615"), e),
         Ok(Id::MAX),
         "u64::MAX, past bwmarrin's int64, still round-trips"
     );
@@ -948,7 +952,10 @@ fn bwmarrin_base64_is_strict() {
         ("MDA3", "leading zero"),
     ] {
         let message = err(Id::parse(text, e)).to_string();
-        assert!(message.starts_with("invalid bwmarrin-base64 ID: "), "{message}");
+        assert!(
+            message.starts_with("invalid bwmarrin-base64 ID: "),
+            "{message}"
+        );
         assert!(message.contains(says), "{text}: {message}");
     }
 }

@@ -44,12 +44,26 @@ fn every_field_round_trips_at_its_maximum_and_zero() {
             (l.max_ticks(), l.max_node(), l.max_sequence()),
         ];
         for (t, n, s) in corners {
-            let id = l.compose(t, Parts { node: n, sequence: s }).unwrap();
+            let id = l
+                .compose(
+                    t,
+                    Parts {
+                        node: n,
+                        sequence: s,
+                    },
+                )
+                .unwrap();
             let d = l.decode(id);
             assert_eq!((d.ticks(), d.node(), d.sequence()), (t, n, s), "{l:?}");
         }
         let max = l
-            .compose(l.max_ticks(), Parts { node: l.max_node(), sequence: l.max_sequence() })
+            .compose(
+                l.max_ticks(),
+                Parts {
+                    node: l.max_node(),
+                    sequence: l.max_sequence(),
+                },
+            )
             .unwrap();
         let used =
             u32::from(l.time_bits()) + u32::from(l.node_bits()) + u32::from(l.sequence_bits());
@@ -73,15 +87,39 @@ fn ids_sort_by_time_first() {
         if l.max_ticks() == 0 {
             continue;
         }
-        let early = l.compose(0, Parts { node: l.max_node(), sequence: l.max_sequence() }).unwrap();
-        let late = l.compose(1, Parts { node: 0, sequence: 0 }).unwrap();
+        let early = l
+            .compose(
+                0,
+                Parts {
+                    node: l.max_node(),
+                    sequence: l.max_sequence(),
+                },
+            )
+            .unwrap();
+        let late = l
+            .compose(
+                1,
+                Parts {
+                    node: 0,
+                    sequence: 0,
+                },
+            )
+            .unwrap();
         assert!(early < late, "{l:?}");
     }
 }
 
 #[test]
 fn sonyflake_puts_the_machine_in_the_low_bits() {
-    let id = Layout::SONYFLAKE.compose(1, Parts { node: 2, sequence: 3 }).unwrap();
+    let id = Layout::SONYFLAKE
+        .compose(
+            1,
+            Parts {
+                node: 2,
+                sequence: 3,
+            },
+        )
+        .unwrap();
     assert_eq!(id.to_u64(), 1 << 24 | 3 << 16 | 2);
 }
 
@@ -89,7 +127,13 @@ fn sonyflake_puts_the_machine_in_the_low_bits() {
 fn fields_past_their_bits_are_errors_not_truncations() {
     let l = Layout::TWITTER;
     assert_eq!(
-        l.compose(1 << 41, Parts { node: 0, sequence: 0 }),
+        l.compose(
+            1 << 41,
+            Parts {
+                node: 0,
+                sequence: 0
+            }
+        ),
         Err(LayoutError::FieldOutOfRange {
             field: Field::Time,
             value: 1 << 41,
@@ -97,7 +141,13 @@ fn fields_past_their_bits_are_errors_not_truncations() {
         })
     );
     assert_eq!(
-        l.compose(0, Parts { node: 0, sequence: 4_096 }),
+        l.compose(
+            0,
+            Parts {
+                node: 0,
+                sequence: 4_096
+            }
+        ),
         Err(LayoutError::FieldOutOfRange {
             field: Field::Sequence,
             value: 4_096,
@@ -105,7 +155,15 @@ fn fields_past_their_bits_are_errors_not_truncations() {
         })
     );
     // The classic 16-bit truncation made workers 1 and 17 collide; here 1 << 16 | 1 is refused.
-    assert!(Layout::SONYFLAKE.compose(0, Parts { node: (1 << 16) | 1, sequence: 0 }).is_err());
+    assert!(Layout::SONYFLAKE
+        .compose(
+            0,
+            Parts {
+                node: (1 << 16) | 1,
+                sequence: 0
+            }
+        )
+        .is_err());
 }
 
 #[test]
@@ -218,7 +276,13 @@ fn presets_are_found_by_name_and_expire_when_documented() {
     }
     assert!(
         Layout::JS53
-            .compose(Layout::JS53.max_ticks(), Parts { node: 15, sequence: 511 })
+            .compose(
+                Layout::JS53.max_ticks(),
+                Parts {
+                    node: 15,
+                    sequence: 511
+                }
+            )
             .unwrap()
             .to_u64()
             < 1 << 53
@@ -262,9 +326,27 @@ fn preset_expiry_dates_are_the_documented_days() {
 fn messages_name_the_field_and_the_value_given() {
     // One field too wide for any layout is named, not reported as a total.
     for (builder, field, bits, max, says) in [
-        (Layout::builder().time_bits(65), Field::Time, 65, 64, "time field of 65 bits"),
-        (Layout::builder().node_bits(64), Field::Node, 64, 63, "node field of 64 bits"),
-        (Layout::builder().sequence_bits(200), Field::Sequence, 200, 63, "sequence field of 200 bits"),
+        (
+            Layout::builder().time_bits(65),
+            Field::Time,
+            65,
+            64,
+            "time field of 65 bits",
+        ),
+        (
+            Layout::builder().node_bits(64),
+            Field::Node,
+            64,
+            63,
+            "node field of 64 bits",
+        ),
+        (
+            Layout::builder().sequence_bits(200),
+            Field::Sequence,
+            200,
+            63,
+            "sequence field of 200 bits",
+        ),
     ] {
         let err = builder.build().unwrap_err();
         assert_eq!(err, LayoutError::FieldTooWide { field, bits, max });
@@ -272,8 +354,16 @@ fn messages_name_the_field_and_the_value_given() {
         assert!(!err.to_string().contains("fields need"), "{err}");
     }
     // An epoch past u64 nanoseconds is reported as given, not as a saturated value.
-    let err = Layout::builder().epoch_unix_millis(u64::MAX).build().unwrap_err();
-    assert_eq!(err, LayoutError::EpochTooLate { epoch_unix_millis: u64::MAX.into() });
+    let err = Layout::builder()
+        .epoch_unix_millis(u64::MAX)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err,
+        LayoutError::EpochTooLate {
+            epoch_unix_millis: u64::MAX.into()
+        }
+    );
     assert!(err.to_string().contains("18446744073709551615 ms"), "{err}");
     let far = UNIX_EPOCH + Duration::from_secs(u64::MAX / 2);
     let err = Layout::builder().epoch(far).build().unwrap_err();
@@ -285,7 +375,9 @@ fn messages_name_the_field_and_the_value_given() {
     );
     // A time before 1970 is reported as such, not as "0 ms".
     let l = Layout::builder().epoch_unix_millis(0).build().unwrap();
-    let err = l.ticks_at(UNIX_EPOCH - Duration::from_millis(1_500)).unwrap_err();
+    let err = l
+        .ticks_at(UNIX_EPOCH - Duration::from_millis(1_500))
+        .unwrap_err();
     assert_eq!(
         err,
         LayoutError::TimeBeforeEpoch {
@@ -313,19 +405,35 @@ fn sonyflake_counts_ticks_on_the_unix_grid_for_any_start_time() {
         .epoch(at_millis(UNALIGNED_START_MS))
         .build()
         .unwrap();
-    assert_eq!(sony.time_grid(), TimeGrid::Unix, "derived layouts keep the grid");
+    assert_eq!(
+        sony.time_grid(),
+        TimeGrid::Unix,
+        "derived layouts keep the grid"
+    );
     // Go: elapsed = toInternalTime(t) - startTime = t/unit - start/unit.
     let go_elapsed = JUNE_2023_MS / 10 - UNALIGNED_START_MS / 10;
     assert_eq!(go_elapsed, 1_304_640_000);
     let t = at_millis(JUNE_2023_MS);
     assert_eq!(sony.ticks_at(t), Ok(go_elapsed));
     // Counting from the start time instead is one tick short.
-    let from_epoch = sony.to_builder().time_grid(TimeGrid::Epoch).build().unwrap();
+    let from_epoch = sony
+        .to_builder()
+        .time_grid(TimeGrid::Epoch)
+        .build()
+        .unwrap();
     assert_eq!(from_epoch.ticks_at(t), Ok(go_elapsed - 1));
 
     // Compose, decode and the range bounds agree with Go's Compose and ToTime:
     // ToTime(id) = (startTime + timePart(id)) * unit.
-    let id = sony.compose_at(t, Parts { node: 300, sequence: 5 }).unwrap();
+    let id = sony
+        .compose_at(
+            t,
+            Parts {
+                node: 300,
+                sequence: 5,
+            },
+        )
+        .unwrap();
     assert_eq!(id.to_u64(), go_elapsed << 24 | 5 << 16 | 300);
     let d = sony.decode(id);
     assert_eq!(d.ticks(), go_elapsed);
@@ -335,7 +443,10 @@ fn sonyflake_counts_ticks_on_the_unix_grid_for_any_start_time() {
     );
     assert_eq!(d.unix_millis(), JUNE_2023_MS);
     assert_eq!(d.time(), t);
-    assert_eq!(sony.decode(sony.first_id_at(t).unwrap()).ticks(), go_elapsed);
+    assert_eq!(
+        sony.decode(sony.first_id_at(t).unwrap()).ticks(),
+        go_elapsed
+    );
     assert_eq!(sony.decode(sony.last_id_at(t).unwrap()).ticks(), go_elapsed);
     // The first tick starts on the grid, 5 ms before the start time: Go gives those
     // readings elapsed time 0 too, and refuses only earlier ones (ErrStartTimeAhead).
@@ -363,12 +474,22 @@ fn the_grid_rule_holds_for_unaligned_units_too() {
         .epoch(at_millis(start_ms))
         .build()
         .unwrap();
-    for t_ms in [start_ms, start_ms + 1, start_ms + 6, start_ms + 7, start_ms + 999_983, 1_800_000_000_000] {
+    for t_ms in [
+        start_ms,
+        start_ms + 1,
+        start_ms + 6,
+        start_ms + 7,
+        start_ms + 999_983,
+        1_800_000_000_000,
+    ] {
         let go = t_ms / 7 - start_ms / 7;
         assert_eq!(v2.ticks_at(at_millis(t_ms)), Ok(go), "{t_ms}");
         assert_eq!(v2.tick_of_unix_nanos(t_ms * 1_000_000), Some(go), "{t_ms}");
         let d = v2.decode(v2.first_id_at(at_millis(t_ms)).unwrap());
-        assert_eq!(d.unix_nanos(), u128::from((start_ms / 7 + go) * 7) * 1_000_000);
+        assert_eq!(
+            d.unix_nanos(),
+            u128::from((start_ms / 7 + go) * 7) * 1_000_000
+        );
     }
 }
 
@@ -425,7 +546,9 @@ fn an_expired_layout_is_refused_by_generators_and_still_decodes() {
     let expiry = 1_463_673_600_000 + (1_u64 << 28) * 1_000;
     assert_eq!(civil_date(expiry), (2024, 11, 20));
     let now = ManualClock::at_unix_millis(1_800_000_000_000);
-    let err = Generator::with_clock(baidu, now.clone()).build().unwrap_err();
+    let err = Generator::with_clock(baidu, now.clone())
+        .build()
+        .unwrap_err();
     assert_eq!(
         err,
         LayoutError::Expired {
@@ -444,7 +567,15 @@ fn an_expired_layout_is_refused_by_generators_and_still_decodes() {
     let before = ManualClock::at_unix_millis(expiry - 1);
     assert!(Generator::with_clock(baidu, before).build().is_ok());
     // Old IDs of the layout still decode.
-    let old = baidu.compose(1_000, Parts { node: 7, sequence: 1 }).unwrap();
+    let old = baidu
+        .compose(
+            1_000,
+            Parts {
+                node: 7,
+                sequence: 1,
+            },
+        )
+        .unwrap();
     let d = baidu.decode(old);
     assert_eq!((d.ticks(), d.node(), d.sequence()), (1_000, 7, 1));
     assert_eq!(d.unix_millis(), 1_463_673_600_000 + 1_000_000);
@@ -490,9 +621,20 @@ fn discord_vector_from_its_docs() {
     let d = l.decode(id);
     assert_eq!(d.unix_millis(), 1_462_015_105_796);
     assert_eq!(civil_date(d.unix_millis()), (2016, 4, 30));
-    assert_eq!(d.unix_millis() % 86_400_000, ((11 * 60 + 18) * 60 + 25) * 1_000 + 796);
+    assert_eq!(
+        d.unix_millis() % 86_400_000,
+        ((11 * 60 + 18) * 60 + 25) * 1_000 + 796
+    );
     assert_eq!((d.node() >> 5, d.node() & 0x1F, d.sequence()), (1, 0, 7));
-    let back = l.compose_at(d.time(), Parts { node: 1 << 5, sequence: 7 }).unwrap();
+    let back = l
+        .compose_at(
+            d.time(),
+            Parts {
+                node: 1 << 5,
+                sequence: 7,
+            },
+        )
+        .unwrap();
     assert_eq!(back, id);
 }
 
@@ -523,13 +665,21 @@ fn sonyflake_vectors_from_its_tests() {
         nanos / 1_000_000
     };
     for (t, sequence, machine) in [
-        (start, 0, 0),                                      // zero values
-        (start, 255, 0),                                    // max sequence
-        (start, 0, 65_535),                                 // max machine id
-        (start + Duration::from_secs(3_600), 0, 0),         // future time
-        (start + Duration::from_nanos(876_543_211), 0, 0),  // crosses a grid line
+        (start, 0, 0),                                     // zero values
+        (start, 255, 0),                                   // max sequence
+        (start, 0, 65_535),                                // max machine id
+        (start + Duration::from_secs(3_600), 0, 0),        // future time
+        (start + Duration::from_nanos(876_543_211), 0, 0), // crosses a grid line
     ] {
-        let id = l.compose_at(t, Parts { node: machine, sequence }).unwrap();
+        let id = l
+            .compose_at(
+                t,
+                Parts {
+                    node: machine,
+                    sequence,
+                },
+            )
+            .unwrap();
         let d = l.decode(id);
         assert_eq!(d.ticks(), internal(t) - internal(start), "{t:?}");
         assert_eq!((d.sequence(), d.node()), (sequence, machine));
@@ -547,7 +697,10 @@ fn sonyflake_vectors_from_its_tests() {
     assert_eq!(Layout::SONYFLAKE_V2.epoch_unix_millis(), 1_735_689_600_000);
     assert_eq!(Layout::SONYFLAKE.epoch_unix_millis(), 1_409_529_600_000);
     assert_eq!(
-        Layout::SONYFLAKE_V2.to_builder().epoch_unix_millis(1_409_529_600_000).build(),
+        Layout::SONYFLAKE_V2
+            .to_builder()
+            .epoch_unix_millis(1_409_529_600_000)
+            .build(),
         Ok(Layout::SONYFLAKE)
     );
 }

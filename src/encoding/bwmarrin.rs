@@ -62,7 +62,7 @@ pub(crate) fn decode(input: &[u8]) -> Result<u64, ParseIdError> {
     {
         return Err(ParseIdError::invalid_at(Encoding::BwmarrinBase64, input, i));
     }
-    if input.len() % 4 != 0 {
+    if !input.len().is_multiple_of(4) {
         return error(ParseErrorKind::LengthNotMultiple {
             len: input.len(),
             multiple: 4,
@@ -109,12 +109,9 @@ pub(crate) fn decode(input: &[u8]) -> Result<u64, ParseIdError> {
 /// decodes to, without allocating.
 fn decoded(data: &[u8]) -> impl Iterator<Item = u8> + '_ {
     data.chunks(4).flat_map(|block| {
-        let group = block
-            .iter()
-            .enumerate()
-            .fold(0_u32, |acc, (i, &b)| {
-                acc | u32::from(TABLE[usize::from(b)]) << (18 - 6 * i)
-            });
+        let group = block.iter().enumerate().fold(0_u32, |acc, (i, &b)| {
+            acc | u32::from(TABLE[usize::from(b)]) << (18 - 6 * i)
+        });
         // A block of n symbols (2 to 4) holds n - 1 whole bytes.
         let bytes = block.len().saturating_sub(1);
         (0..bytes).map(move |i| (group >> (16 - 8 * i)) as u8)

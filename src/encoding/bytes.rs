@@ -6,7 +6,7 @@ use crate::id::Id;
 impl Id {
     /// The value's 8 bytes, most significant first (network order), so byte strings sort
     /// like the IDs. As bwmarrin/snowflake's `IntBytes()`; its `Bytes()` is the decimal
-    /// text instead ([`Encoding::BwmarrinBytes`](crate::Encoding::BwmarrinBytes)).
+    /// text instead ([`Encoding::BwmarrinBytes`](super::scheme::Encoding::BwmarrinBytes)).
     ///
     /// ```
     /// use snowmint::Id;

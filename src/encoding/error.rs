@@ -279,15 +279,18 @@ impl fmt::Display for ParseIdError {
                      written \"{zero}\", may start with it"
                 )
             }
-            ParseErrorKind::Overflow if decoded => f.write_str(
-                "the decoded decimal text exceeds the maximum 18446744073709551615",
-            ),
+            ParseErrorKind::Overflow if decoded => {
+                f.write_str("the decoded decimal text exceeds the maximum 18446744073709551615")
+            }
             ParseErrorKind::Overflow => {
                 f.write_str("value exceeds the maximum ")?;
                 max_text(f, encoding)
             }
             ParseErrorKind::InvalidLength { len, expected } => {
-                write!(f, "length {len} bytes, expected exactly {expected} characters")
+                write!(
+                    f,
+                    "length {len} bytes, expected exactly {expected} characters"
+                )
             }
             ParseErrorKind::LengthNotMultiple { len, multiple } => write!(
                 f,

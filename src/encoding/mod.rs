@@ -23,8 +23,8 @@ use core::str::FromStr;
 
 pub use self::encoded::EncodedId;
 pub use self::error::{ParseErrorKind, ParseIdError};
-pub use self::scheme::{Encoding, ParseEncodingError};
 use self::radix::{BASE2, BASE32, BASE36, BASE58, BWMARRIN_BYTES, DECIMAL, HEX};
+pub use self::scheme::{Encoding, ParseEncodingError};
 use crate::id::Id;
 
 impl Id {
@@ -69,7 +69,10 @@ impl Id {
     /// assert_eq!(Id::parse(stored, Encoding::BwmarrinBytes), Ok(Id::from_u64(1_116_821_679_570_419_712)));
     /// ```
     #[inline]
-    pub fn parse(input: impl AsRef<[u8]>, encoding: Encoding) -> Result<Id, ParseIdError> {
+    pub fn parse(
+        input: &(impl AsRef<[u8]> + ?Sized),
+        encoding: Encoding,
+    ) -> Result<Id, ParseIdError> {
         let bytes = input.as_ref();
         match encoding {
             Encoding::Decimal => DECIMAL.decode(bytes),

@@ -191,8 +191,7 @@ impl<C: Clock> Minter<C> {
         let floor = tick << s;
         if let Some(limit) = tick_end(floor, s) {
             let unit = self.layout.unit_nanos();
-            let start =
-                u64::try_from(self.layout.tick_start_unix_nanos(tick)).unwrap_or(u64::MAX);
+            let start = u64::try_from(self.layout.tick_start_unix_nanos(tick)).unwrap_or(u64::MAX);
             let (lower, span) = self.served(start, unit);
             let id_base = self.layout.id_of_state(floor, node_in_place);
             cache.fill(lower, span, floor, limit, id_base);

@@ -166,12 +166,7 @@ const QUOTE_CHARS: usize = 64;
 fn quoted_prefix(f: &mut fmt::Formatter<'_>, value: &str) -> fmt::Result {
     match value.char_indices().nth(QUOTE_CHARS) {
         None => write!(f, "{value:?}"),
-        Some((cut, _)) => write!(
-            f,
-            "{:?}... ({} bytes in all)",
-            &value[..cut],
-            value.len()
-        ),
+        Some((cut, _)) => write!(f, "{:?}... ({} bytes in all)", &value[..cut], value.len()),
     }
 }
 

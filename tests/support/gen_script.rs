@@ -124,14 +124,28 @@ pub fn run(script: &Script) -> Stats {
     let nodes = distinct_nodes(layout.max_node(), script.generators);
     let start_after = script.start_after.map(|(t, s)| {
         let (t, s) = (t & layout.max_ticks(), s & layout.max_sequence());
-        (t, s, layout.compose(t, Parts { node: 0, sequence: s }).unwrap())
+        (
+            t,
+            s,
+            layout
+                .compose(
+                    t,
+                    Parts {
+                        node: 0,
+                        sequence: s,
+                    },
+                )
+                .unwrap(),
+        )
     });
     // A layout already expired by the clock is refused when a generator is built: it could
     // never mint (LayoutError::Expired), which counts as the expired outcome.
     let expiry = layout.tick_start_unix_nanos(layout.max_ticks()) + u128::from(layout.unit_nanos());
     if u128::from(clock.now_unix_nanos()) >= expiry {
         for &node in &nodes {
-            let built = Generator::with_clock(layout, clock.clone()).node(node).build();
+            let built = Generator::with_clock(layout, clock.clone())
+                .node(node)
+                .build();
             assert!(
                 matches!(built, Err(LayoutError::Expired { .. })),
                 "{script:?}: {built:?}"
@@ -366,7 +380,13 @@ fn check_call(
                     Lazy(|f| write!(f, "{ctx}: #{k} {id:?} = {d:?} at clock tick {clock_tick}"));
                 assert_eq!(d.node(), t.gen.node(), "{ctx}");
                 assert_eq!(
-                    layout.compose(tick, Parts { node: d.node(), sequence: seq }),
+                    layout.compose(
+                        tick,
+                        Parts {
+                            node: d.node(),
+                            sequence: seq
+                        }
+                    ),
                     Ok(id),
                     "{ctx}: bits outside the layout"
                 );

@@ -214,25 +214,76 @@ pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
     // Every field at its maximum: all bits of the width set, each field back intact, and the
     // three fields disjoint.
     let (mt, mn, ms) = (layout.max_ticks(), layout.max_node(), layout.max_sequence());
-    let all = layout.compose(mt, Parts { node: mn, sequence: ms }).expect("maximal fields fit");
+    let all = layout
+        .compose(
+            mt,
+            Parts {
+                node: mn,
+                sequence: ms,
+            },
+        )
+        .expect("maximal fields fit");
     assert_eq!(all.to_u64(), mask(width), "{ctx}");
     let d = layout.decode(all);
     assert_eq!((d.ticks(), d.node(), d.sequence()), (mt, mn, ms), "{ctx}");
-    let only_t = layout.compose(mt, Parts { node: 0, sequence: 0 }).unwrap().to_u64();
-    let only_n = layout.compose(0, Parts { node: mn, sequence: 0 }).unwrap().to_u64();
-    let only_s = layout.compose(0, Parts { node: 0, sequence: ms }).unwrap().to_u64();
+    let only_t = layout
+        .compose(
+            mt,
+            Parts {
+                node: 0,
+                sequence: 0,
+            },
+        )
+        .unwrap()
+        .to_u64();
+    let only_n = layout
+        .compose(
+            0,
+            Parts {
+                node: mn,
+                sequence: 0,
+            },
+        )
+        .unwrap()
+        .to_u64();
+    let only_s = layout
+        .compose(
+            0,
+            Parts {
+                node: 0,
+                sequence: ms,
+            },
+        )
+        .unwrap()
+        .to_u64();
     assert_eq!(only_t & only_n, 0, "{ctx}");
     assert_eq!(only_t & only_s, 0, "{ctx}");
     assert_eq!(only_n & only_s, 0, "{ctx}");
     assert_eq!(only_t | only_n | only_s, mask(width), "{ctx}");
     // The time field is on top, so IDs sort by time first.
     assert_eq!(only_t.leading_zeros(), 64 - width, "{ctx}");
-    assert_eq!(layout.compose(0, Parts { node: 0, sequence: 0 }), Ok(Id::MIN), "{ctx}");
+    assert_eq!(
+        layout.compose(
+            0,
+            Parts {
+                node: 0,
+                sequence: 0
+            }
+        ),
+        Ok(Id::MIN),
+        "{ctx}"
+    );
 
     // Out-of-range fields are refused, never truncated.
     if mt < u64::MAX {
         assert_eq!(
-            layout.compose(mt + 1, Parts { node: 0, sequence: 0 }),
+            layout.compose(
+                mt + 1,
+                Parts {
+                    node: 0,
+                    sequence: 0
+                }
+            ),
             Err(LayoutError::FieldOutOfRange {
                 field: Field::Time,
                 value: mt + 1,
@@ -243,7 +294,13 @@ pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
     }
     if mn < u64::MAX {
         assert_eq!(
-            layout.compose(0, Parts { node: mn + 1, sequence: 0 }),
+            layout.compose(
+                0,
+                Parts {
+                    node: mn + 1,
+                    sequence: 0
+                }
+            ),
             Err(LayoutError::FieldOutOfRange {
                 field: Field::Node,
                 value: mn + 1,
@@ -254,7 +311,13 @@ pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
     }
     if ms < u64::MAX {
         assert_eq!(
-            layout.compose(0, Parts { node: 0, sequence: ms + 1 }),
+            layout.compose(
+                0,
+                Parts {
+                    node: 0,
+                    sequence: ms + 1
+                }
+            ),
             Err(LayoutError::FieldOutOfRange {
                 field: Field::Sequence,
                 value: ms + 1,
@@ -308,7 +371,15 @@ pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
     // Arbitrary fields, brought into range, round-trip; compose orders by time first.
     for &(ft, fnode, fs) in fields {
         let (ft, fnode, fs) = (ft & mt, fnode & mn, fs & ms);
-        let id = layout.compose(ft, Parts { node: fnode, sequence: fs }).expect("in-range fields fit");
+        let id = layout
+            .compose(
+                ft,
+                Parts {
+                    node: fnode,
+                    sequence: fs,
+                },
+            )
+            .expect("in-range fields fit");
         assert!(id.to_u64() <= mask(width), "{ctx}");
         let d = layout.decode(id);
         assert_eq!(
@@ -317,7 +388,15 @@ pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
             "{ctx}"
         );
         if ft < mt {
-            let later = layout.compose(ft + 1, Parts { node: 0, sequence: 0 }).unwrap();
+            let later = layout
+                .compose(
+                    ft + 1,
+                    Parts {
+                        node: 0,
+                        sequence: 0,
+                    },
+                )
+                .unwrap();
             assert!(later > id, "{ctx}: ({ft}, {fnode}, {fs})");
         }
         check_time_round_trip(&layout, id, &ctx);
@@ -332,7 +411,13 @@ pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
             "{ctx}"
         );
         let back = layout
-            .compose(d.ticks(), Parts { node: d.node(), sequence: d.sequence() })
+            .compose(
+                d.ticks(),
+                Parts {
+                    node: d.node(),
+                    sequence: d.sequence(),
+                },
+            )
             .expect("decoded fields fit");
         assert_eq!(back.to_u64(), raw & mask(width), "{ctx}: {raw:#x}");
         check_time_round_trip(&layout, back, &ctx);
@@ -362,10 +447,12 @@ fn check_refusal_names_the_rule(input: &LayoutInput, err: LayoutError) {
         }
     }
     if let Some(epoch) = input.expected_epoch_nanos() {
-        let total =
-            input.time_bits as u32 + input.node_bits as u32 + input.sequence_bits as u32;
+        let total = input.time_bits as u32 + input.node_bits as u32 + input.sequence_bits as u32;
         let unit = input.unit.map_or(1_000_000, |u| u.as_nanos());
-        if epoch > u64::MAX as u128 && total <= max_bits as u32 && (1..=u64::MAX as u128).contains(&unit) {
+        if epoch > u64::MAX as u128
+            && total <= max_bits as u32
+            && (1..=u64::MAX as u128).contains(&unit)
+        {
             // The epoch as given, exactly, not a saturated value.
             assert_eq!(
                 err,
@@ -381,7 +468,10 @@ fn check_refusal_names_the_rule(input: &LayoutInput, err: LayoutError) {
 /// The tick of a time by the documented grid rule, computed independently of the crate:
 /// `(t - epoch) / unit` from the epoch, `t / unit - epoch / unit` on the Unix grid.
 fn reference_tick(layout: &Layout, t: u128) -> Option<u128> {
-    let (e, u) = (layout.epoch_unix_nanos() as u128, layout.unit_nanos() as u128);
+    let (e, u) = (
+        layout.epoch_unix_nanos() as u128,
+        layout.unit_nanos() as u128,
+    );
     match layout.time_grid() {
         TimeGrid::Epoch => t.checked_sub(e).map(|d| d / u),
         TimeGrid::Unix => (t / u).checked_sub(e / u),
@@ -395,7 +485,11 @@ fn check_time_round_trip(layout: &Layout, id: Id, ctx: &str) {
     let time = d.time();
     let unit = layout.unit_nanos() as u128;
     for t in [d.unix_nanos(), d.unix_nanos() + unit - 1] {
-        assert_eq!(reference_tick(layout, t), Some(d.ticks() as u128), "{ctx}: {t}");
+        assert_eq!(
+            reference_tick(layout, t),
+            Some(d.ticks() as u128),
+            "{ctx}: {t}"
+        );
         if let Ok(t) = u64::try_from(t) {
             assert_eq!(layout.tick_of_unix_nanos(t), Some(d.ticks()), "{ctx}: {t}");
         }

@@ -47,7 +47,10 @@ fn invalid_at(input: &[u8], index: usize) -> ParseErrorKind {
 
 /// What the documented rules say `input` parses to under `e`: the value, or the error kind.
 /// `None` for an encoding added after this file (only the round-trip checks apply then).
-pub fn reference_parse(input: impl AsRef<[u8]>, e: Encoding) -> Option<Result<u64, ParseErrorKind>> {
+pub fn reference_parse(
+    input: impl AsRef<[u8]>,
+    e: Encoding,
+) -> Option<Result<u64, ParseErrorKind>> {
     let input = input.as_ref();
     let alphabet = reference_alphabet(e)?.as_bytes();
     let digit = |b: u8| alphabet.iter().position(|&a| a == b).map(|d| d as u128);
@@ -82,7 +85,10 @@ pub fn reference_parse(input: impl AsRef<[u8]>, e: Encoding) -> Option<Result<u6
     if input.len() > 1 && input[0] == alphabet[0] {
         return Some(Err(ParseErrorKind::LeadingZero));
     }
-    Some(reference_value(input.iter().map(|&b| digit(b).unwrap()), alphabet.len() as u128))
+    Some(reference_value(
+        input.iter().map(|&b| digit(b).unwrap()),
+        alphabet.len() as u128,
+    ))
 }
 
 /// Digits most significant first, at most `u64::MAX`.
@@ -107,7 +113,7 @@ fn reference_bwmarrin_base64(
     if let Some(bad) = input.iter().position(|&b| b != b'=' && digit(b).is_none()) {
         return Err(invalid_at(input, bad));
     }
-    if input.len() % 4 != 0 {
+    if !input.len().is_multiple_of(4) {
         return Err(ParseErrorKind::LengthNotMultiple {
             len: input.len(),
             multiple: 4,
@@ -175,7 +181,10 @@ pub fn check_input(input: &[u8]) {
             Err(err) => {
                 assert_eq!(err.encoding(), e, "{input:?}");
                 let message = err.to_string();
-                assert!(message.starts_with(&format!("invalid {e} ID: ")), "{message}");
+                assert!(
+                    message.starts_with(&format!("invalid {e} ID: ")),
+                    "{message}"
+                );
                 // The message quotes at most one character of the input, escaped.
                 assert!(!message.chars().any(char::is_control), "{message:?}");
                 match *err.kind() {
@@ -210,7 +219,11 @@ fn check_id_in(id: Id, e: Encoding) {
     assert_eq!(Id::parse(&text, e), Ok(id), "{e} {text:?}");
     assert_eq!(Id::parse(text.as_bytes(), e), Ok(id), "{e} {text:?}");
     assert_eq!(text.to_string(), *text, "{e}");
-    let padding = if e == Encoding::BwmarrinBase64 { "=" } else { "" };
+    let padding = if e == Encoding::BwmarrinBase64 {
+        "="
+    } else {
+        ""
+    };
     assert!(
         text.bytes()
             .all(|b| e.alphabet().as_bytes().contains(&b) || padding.as_bytes().contains(&b)),

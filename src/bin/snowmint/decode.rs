@@ -140,7 +140,6 @@ pub fn run(args: Args) -> Result<(), CliError> {
             each(Token { head, len, line: 0 })?;
         }
     }
-    drop(each);
     out.flush()?;
     report.finish_line();
     if report.failed > 0 {
@@ -277,7 +276,10 @@ mod tests {
             ]
         );
         assert_eq!(tokens(b""), vec![]);
-        assert_eq!(tokens(b"\xff\xfe 1"), vec![(b"\xff\xfe".to_vec(), 2, 1), (b"1".to_vec(), 1, 1)]);
+        assert_eq!(
+            tokens(b"\xff\xfe 1"),
+            vec![(b"\xff\xfe".to_vec(), 2, 1), (b"1".to_vec(), 1, 1)]
+        );
     }
 
     #[test]

@@ -74,7 +74,10 @@ mod tests {
     fn long_input_is_cut_and_its_length_said() {
         let long = "x".repeat(10_000_000);
         let q = quoted(&long);
-        assert_eq!(q, format!("'{}...' (10000000 bytes)", "x".repeat(SHOWN_CHARS)));
+        assert_eq!(
+            q,
+            format!("'{}...' (10000000 bytes)", "x".repeat(SHOWN_CHARS))
+        );
         let exactly = "y".repeat(SHOWN_CHARS);
         assert_eq!(quoted(&exactly), format!("'{exactly}'"));
         // A prefix of a longer input says so even when the prefix itself is short.

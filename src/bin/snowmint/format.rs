@@ -308,7 +308,10 @@ mod tests {
         assert!(err.contains("--from bwmarrin-base64"), "{err}");
         assert_eq!(
             read_id(classic, Some(Format::BwmarrinBase64), &Layout::TWITTER),
-            Ok((Id::from_u64(1_283_328_784_765_816_832), Format::BwmarrinBase64))
+            Ok((
+                Id::from_u64(1_283_328_784_765_816_832),
+                Format::BwmarrinBase64
+            ))
         );
     }
 
@@ -323,7 +326,10 @@ mod tests {
             (b"0123", "as decimal: leading zero digit '0'"),
             (b"-5", "as decimal: character '-' at byte 0"),
             (b"+5", "as decimal: character '+' at byte 0"),
-            (b"12\xff", "as decimal: byte 0xff at offset 2 is not UTF-8 text"),
+            (
+                b"12\xff",
+                "as decimal: byte 0xff at offset 2 is not UTF-8 text",
+            ),
         ];
         for (input, expected) in cases {
             let err = read_id(input, None, &twitter).unwrap_err();

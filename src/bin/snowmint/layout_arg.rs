@@ -72,14 +72,12 @@ fn preset_names() -> String {
 fn parse_spec(text: &str) -> Result<Layout, String> {
     let mut pairs = Vec::new();
     for pair in text.split(',') {
-        let (key, value) = pair
-            .split_once('=')
-            .ok_or_else(|| {
-                format!(
-                    "{} in layout spec is not key=value (keys: {KEYS})",
-                    quoted(pair)
-                )
-            })?;
+        let (key, value) = pair.split_once('=').ok_or_else(|| {
+            format!(
+                "{} in layout spec is not key=value (keys: {KEYS})",
+                quoted(pair)
+            )
+        })?;
         let (key, value) = (key.trim(), value.trim());
         if pairs.iter().any(|&(k, _)| k == key) {
             return Err(format!("layout key {} is given twice", quoted(key)));
@@ -212,8 +210,17 @@ mod tests {
         assert_eq!(l.epoch_unix_millis(), 1_704_067_200_000);
         // Derived from sonyflake: its time grid comes along.
         assert_eq!(l.time_grid(), TimeGrid::Unix);
-        assert_eq!(parse("base=sonyflake,grid=epoch").unwrap().layout.time_grid(), TimeGrid::Epoch);
-        assert_eq!(parse("grid=unix").unwrap().layout.time_grid(), TimeGrid::Unix);
+        assert_eq!(
+            parse("base=sonyflake,grid=epoch")
+                .unwrap()
+                .layout
+                .time_grid(),
+            TimeGrid::Epoch
+        );
+        assert_eq!(
+            parse("grid=unix").unwrap().layout.time_grid(),
+            TimeGrid::Unix
+        );
         let l = parse("unit=100us,epoch=1700000000000,order=tsn,bits=64,time=42")
             .unwrap()
             .layout;

@@ -31,7 +31,10 @@ pub fn choice<T: ValueEnum + Clone + Send + Sync + 'static>() -> Text<T> {
         parse: |name| {
             T::value_variants()
                 .iter()
-                .find(|v| v.to_possible_value().is_some_and(|p| p.matches(name, false)))
+                .find(|v| {
+                    v.to_possible_value()
+                        .is_some_and(|p| p.matches(name, false))
+                })
                 .cloned()
                 .ok_or_else(|| {
                     let names: Vec<String> = T::value_variants()
@@ -87,8 +90,7 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for Text<T> {
     }
 
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
-        self.possible.map(|list| {
-            Box::new(list().into_iter()) as Box<dyn Iterator<Item = PossibleValue>>
-        })
+        self.possible
+            .map(|list| Box::new(list().into_iter()) as Box<dyn Iterator<Item = PossibleValue>>)
     }
 }

@@ -31,7 +31,8 @@ impl Decoded {
         }
     }
 
-    /// The time field: ticks since the layout's epoch.
+    /// The time field: ticks since the layout's first tick (its epoch, or on the Unix grid
+    /// the epoch rounded down to a whole unit).
     ///
     /// ```
     /// let l = snowmint::Layout::TWITTER;

@@ -703,6 +703,26 @@ fn upstream_vectors_decode_and_compose() {
         "7",
     ]);
     assert_eq!(again.trim(), "175928847299117063");
+    // Twitter: a tweet ID, and IdWorkerSpec's masks (datacenter bits 17..21, worker bits
+    // 12..16; node = datacenter << 5 | worker).
+    let d = &decode_json(&["1541815603606036480"])[0];
+    assert_eq!(d["time"], "2022-06-28T16:07:40.105Z");
+    assert_eq!(
+        (d["node"].as_u64(), d["sequence"].as_u64()),
+        (Some(378), Some(0))
+    );
+    let id: u64 = ok(&[
+        "compose",
+        "--time",
+        "1700000000000",
+        "--node",
+        &(31 << 5).to_string(),
+    ])
+    .trim()
+    .parse()
+    .unwrap();
+    assert_eq!(((id & 0x3E_0000) >> 17, (id & 0x1_F000) >> 12), (31, 0));
+    assert_eq!(id >> 22, 1_700_000_000_000 - 1_288_834_974_657);
     // Mastodon: unix_ms << 16 | sequence.
     let id = ok(&[
         "compose",

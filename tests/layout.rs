@@ -557,6 +557,40 @@ fn an_expired_layout_is_refused_by_generators_and_still_decodes() {
         }
     );
     assert!(err.to_string().contains(&expiry.to_string()), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("layout expired on 2024-11-20T13:24:16.000Z (1732109056000 ms Unix)"),
+        "{err}"
+    );
+    // The date in the message is right at the edges of the calendar too.
+    for (ms, text) in [
+        (0_u64, "1970-01-01T00:00:00.000Z"),
+        (951_782_400_000, "2000-02-29T00:00:00.000Z"),
+        (4_107_542_399_999, "2100-02-28T23:59:59.999Z"),
+        (
+            Layout::MASTODON.expiry_unix_millis(),
+            "10889-08-02T05:31:50.656Z",
+        ),
+    ] {
+        let e = LayoutError::Expired {
+            expiry_unix_millis: ms,
+            now_unix_millis: ms,
+        };
+        assert!(
+            e.to_string()
+                .starts_with(&format!("layout expired on {text} ")),
+            "{e}"
+        );
+        assert_eq!(civil_date(ms), {
+            let (y, rest) = text.split_once('-').unwrap();
+            let (m, rest) = rest.split_once('-').unwrap();
+            (
+                y.parse().unwrap(),
+                m.parse().unwrap(),
+                rest[..2].parse().unwrap(),
+            )
+        });
+    }
     assert!(matches!(
         ShardedGenerator::with_clock(baidu, now).build(),
         Err(LayoutError::Expired { .. })

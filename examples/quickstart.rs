@@ -2,7 +2,7 @@
 //!
 //! `cargo run --release --example quickstart`
 
-use snowmint::{Generator, Layout};
+use snowmint::{Encoding, Generator, Layout};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Twitter's layout: 41 bits of milliseconds since 2010-11-04, 10 node bits, 12 sequence bits.
@@ -14,11 +14,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     println!("Int64  ID: {}", id.to_i64().unwrap_or_default());
     println!("String ID: {id}");
-    println!("Base2  ID: {}", id.to_base2());
-    println!("Base32 ID: {}", id.to_base32());
-    println!("Base36 ID: {}", id.to_base36());
-    println!("Base58 ID: {}", id.to_base58());
-    println!("Base64 ID: {}", id.to_base64());
+    println!("Base2  ID: {}", id.encode(Encoding::Base2));
+    println!("Base32 ID: {}", id.encode(Encoding::Base32));
+    println!("Base36 ID: {}", id.encode(Encoding::Base36));
+    println!("Base58 ID: {}", id.encode(Encoding::Base58));
+    println!("Base64 ID: {}", id.encode(Encoding::Base64));
     println!("Bytes  ID: {:?}", id.to_bytes());
     println!("ID Time  : {} ms since the Unix epoch", parts.unix_millis());
     println!("ID Node  : {}", parts.node());

@@ -2,7 +2,9 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// The fields of an ID as read by [`Layout::decode`](crate::Layout::decode).
+use crate::parts::Parts;
+
+/// The fields of an ID as read by [`Layout::decode`](crate::layout::Layout::decode).
 ///
 /// ```
 /// use snowmint::{Id, Layout};
@@ -29,11 +31,12 @@ impl Decoded {
         }
     }
 
-    /// The time field: ticks since the layout's epoch.
+    /// The time field: ticks since the layout's first tick (its epoch, or on the Unix grid
+    /// the epoch rounded down to a whole unit).
     ///
     /// ```
     /// let l = snowmint::Layout::TWITTER;
-    /// assert_eq!(l.decode(l.compose(9, 0, 0)?).ticks(), 9);
+    /// assert_eq!(l.decode(l.compose(9, snowmint::Parts { node: 0, sequence: 0 })?).ticks(), 9);
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
     pub const fn ticks(&self) -> u64 {
@@ -44,7 +47,7 @@ impl Decoded {
     ///
     /// ```
     /// let l = snowmint::Layout::TWITTER;
-    /// assert_eq!(l.decode(l.compose(9, 5, 0)?).node(), 5);
+    /// assert_eq!(l.decode(l.compose(9, snowmint::Parts { node: 5, sequence: 0 })?).node(), 5);
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
     pub const fn node(&self) -> u64 {
@@ -55,18 +58,35 @@ impl Decoded {
     ///
     /// ```
     /// let l = snowmint::Layout::TWITTER;
-    /// assert_eq!(l.decode(l.compose(9, 5, 4)?).sequence(), 4);
+    /// assert_eq!(l.decode(l.compose(9, snowmint::Parts { node: 5, sequence: 4 })?).sequence(), 4);
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
     pub const fn sequence(&self) -> u64 {
         self.sequence
     }
 
+    /// The node and sequence fields, to compose the ID again (`layout.compose(d.ticks(),
+    /// d.parts())`).
+    ///
+    /// ```
+    /// use snowmint::{Layout, Parts};
+    /// let l = Layout::DISCORD;
+    /// // Discord's docs: worker 1, process 0, increment 7.
+    /// let d = l.decode(snowmint::Id::from_u64(175_928_847_299_117_063));
+    /// assert_eq!(d.parts(), Parts { node: 1 << 5, sequence: 7 });
+    /// ```
+    pub const fn parts(&self) -> Parts {
+        Parts {
+            node: self.node,
+            sequence: self.sequence,
+        }
+    }
+
     /// The start of the ID's tick, in milliseconds since the Unix epoch (rounded down).
     ///
     /// ```
     /// let l = snowmint::Layout::TWITTER;
-    /// assert_eq!(l.decode(l.compose(9, 5, 4)?).unix_millis(), 1_288_834_974_666);
+    /// assert_eq!(l.decode(l.compose(9, snowmint::Parts { node: 5, sequence: 4 })?).unix_millis(), 1_288_834_974_666);
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
     pub const fn unix_millis(&self) -> u64 {
@@ -78,7 +98,7 @@ impl Decoded {
     ///
     /// ```
     /// let l = snowmint::Layout::TWITTER;
-    /// assert_eq!(l.decode(l.compose(1, 0, 0)?).unix_nanos(), 1_288_834_974_658_000_000);
+    /// assert_eq!(l.decode(l.compose(1, snowmint::Parts { node: 0, sequence: 0 })?).unix_nanos(), 1_288_834_974_658_000_000);
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
     pub const fn unix_nanos(&self) -> u128 {
@@ -89,7 +109,7 @@ impl Decoded {
     ///
     /// ```
     /// let l = snowmint::Layout::TWITTER;
-    /// assert_eq!(l.decode(l.compose(0, 0, 0)?).time(), l.epoch());
+    /// assert_eq!(l.decode(l.compose(0, snowmint::Parts { node: 0, sequence: 0 })?).time(), l.epoch());
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
     pub fn time(&self) -> SystemTime {

@@ -47,6 +47,16 @@ impl fmt::Display for Field {
 pub enum LayoutError {
     /// The time field has no bits.
     NoTimeBits,
+    /// One field has more bits than any layout allows (64 for the time field, 63 for the
+    /// node and sequence fields), whatever the others have.
+    FieldTooWide {
+        /// Which field.
+        field: Field,
+        /// The bits asked for.
+        bits: u8,
+        /// The most bits that field may have.
+        max: u8,
+    },
     /// `time + node + sequence` bits exceed the layout's width.
     TooWide {
         /// Bits the three fields need together.
@@ -65,6 +75,11 @@ pub enum LayoutError {
     UnitTooLong,
     /// The epoch lies before 1970-01-01T00:00:00Z.
     EpochBeforeUnixEpoch,
+    /// The epoch lies past what `u64` nanoseconds since 1970 hold (2554-07-21T23:34:33Z).
+    EpochTooLate {
+        /// The epoch as given, in milliseconds since the Unix epoch.
+        epoch_unix_millis: u128,
+    },
     /// The epoch lies in the future.
     EpochInFuture {
         /// The epoch, in milliseconds since the Unix epoch.
@@ -84,10 +99,10 @@ pub enum LayoutError {
         /// The largest allowed value.
         max: u64,
     },
-    /// A time lies before the layout's epoch.
+    /// A time lies before the layout's epoch (before its first tick).
     TimeBeforeEpoch {
-        /// The time, in milliseconds since the Unix epoch (0 for times before 1970).
-        unix_millis: u64,
+        /// The time, in milliseconds since the Unix epoch (negative before 1970).
+        unix_millis: i64,
         /// The layout's epoch, in milliseconds since the Unix epoch.
         epoch_unix_millis: u64,
     },
@@ -98,12 +113,26 @@ pub enum LayoutError {
         /// The layout's expiry, in milliseconds since the Unix epoch.
         expiry_unix_millis: u64,
     },
+    /// A generator was asked for a layout whose time field has already overflowed by its
+    /// clock: it could never mint. IDs of the layout still decode.
+    Expired {
+        /// The layout's expiry, in milliseconds since the Unix epoch.
+        expiry_unix_millis: u64,
+        /// The generator's clock when it was built.
+        now_unix_millis: u64,
+    },
 }
 
 impl fmt::Display for LayoutError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             LayoutError::NoTimeBits => f.write_str("layout has no time bits: time_bits must be 1 to 64"),
+            LayoutError::FieldTooWide { field: Field::Time, bits, max } => {
+                write!(f, "layout time field of {bits} bits is too wide: time_bits must be 1 to {max}")
+            }
+            LayoutError::FieldTooWide { field, bits, max } => {
+                write!(f, "layout {field} field of {bits} bits is too wide: {field}_bits must be 0 to {max}")
+            }
             LayoutError::TooWide { total, max_bits } => write!(
                 f,
                 "layout fields need {total} bits (time + node + sequence) but at most {max_bits} are allowed"
@@ -118,6 +147,11 @@ impl fmt::Display for LayoutError {
             LayoutError::EpochBeforeUnixEpoch => {
                 f.write_str("layout epoch is before 1970-01-01T00:00:00Z: it must not be")
             }
+            LayoutError::EpochTooLate { epoch_unix_millis } => write!(
+                f,
+                "layout epoch {epoch_unix_millis} ms (Unix) is too late: it must be at most {} ms (2554-07-21T23:34:33.709Z, the most u64 nanoseconds hold)",
+                u64::MAX / 1_000_000
+            ),
             LayoutError::EpochInFuture { epoch_unix_millis, now_unix_millis } => write!(
                 f,
                 "layout epoch {epoch_unix_millis} ms (Unix) is in the future: it must be at most now ({now_unix_millis} ms)"
@@ -128,6 +162,10 @@ impl fmt::Display for LayoutError {
             LayoutError::FieldOutOfRange { field, value, max } => {
                 write!(f, "{field} {value} is out of range: allowed 0 to {max}")
             }
+            LayoutError::TimeBeforeEpoch { unix_millis, epoch_unix_millis } if unix_millis < 0 => write!(
+                f,
+                "time {unix_millis} ms (Unix) is before 1970-01-01T00:00:00Z and so before the layout epoch: allowed from {epoch_unix_millis} ms"
+            ),
             LayoutError::TimeBeforeEpoch { unix_millis, epoch_unix_millis } => write!(
                 f,
                 "time {unix_millis} ms (Unix) is before the layout epoch: allowed from {epoch_unix_millis} ms"
@@ -136,8 +174,42 @@ impl fmt::Display for LayoutError {
                 f,
                 "time {unix_millis} ms (Unix) is past the layout's expiry: allowed before {expiry_unix_millis} ms"
             ),
+            LayoutError::Expired { expiry_unix_millis, now_unix_millis } => {
+                f.write_str("layout expired on ")?;
+                write_utc(f, expiry_unix_millis)?;
+                write!(
+                    f,
+                    " ({expiry_unix_millis} ms Unix), before the clock's {now_unix_millis} ms: its time field is full, so no generator can mint (its IDs still decode)"
+                )
+            }
         }
     }
+}
+
+/// Writes Unix milliseconds as an RFC 3339 UTC time (`2024-11-20T13:24:16.000Z`), by the
+/// days-to-civil algorithm of Howard Hinnant's `chrono`-compatible date library. Years past
+/// 9999 are written with more digits.
+fn write_utc(f: &mut fmt::Formatter<'_>, unix_millis: u64) -> fmt::Result {
+    let days = unix_millis / 86_400_000;
+    let millis_of_day = unix_millis % 86_400_000;
+    // Shift the era to start on 0000-03-01, so leap days end each 400-year cycle.
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    let (secs, millis) = (millis_of_day / 1_000, millis_of_day % 1_000);
+    write!(
+        f,
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        secs / 3_600,
+        secs / 60 % 60,
+        secs % 60
+    )
 }
 
 impl std::error::Error for LayoutError {}

@@ -5,13 +5,14 @@ use core::fmt;
 /// A 64-bit, time-ordered identifier.
 ///
 /// An `Id` is just the number: which bits hold the time, the node and the sequence is a
-/// property of the [`Layout`](crate::Layout) that minted it, so decoding takes the layout
+/// property of the [`Layout`](crate::layout::Layout) that minted it, so decoding takes the layout
 /// (`layout.decode(id)`). IDs of one layout sort by time, then by node and sequence in the
 /// layout's field order.
 ///
 /// Formatting never allocates: [`Display`](fmt::Display) writes the decimal digits straight
-/// into the formatter, and the other encodings ([`Id::to_base58`] and friends) return a
-/// stack-held [`EncodedId`](crate::EncodedId).
+/// into the formatter, and [`Id::encode`] writes any [`Encoding`](crate::encoding::Encoding)
+/// into a stack-held [`EncodedId`](crate::encoding::EncodedId); [`Id::parse`] reads them
+/// back.
 ///
 /// ```
 /// use snowmint::Id;

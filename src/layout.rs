@@ -6,6 +6,7 @@ use crate::decoded::Decoded;
 use crate::divisor::Divisor;
 use crate::error::{Field, LayoutError};
 use crate::id::Id;
+use crate::parts::Parts;
 
 const NANOS_PER_MILLI: u64 = 1_000_000;
 
@@ -25,13 +26,53 @@ pub enum Order {
     TimeSequenceNode,
 }
 
-/// The shape of an ID: field widths, field order, time unit and epoch.
+/// Where a layout's ticks start: how a time becomes the time field and back.
+///
+/// The two rules give the same ticks whenever the epoch is a whole number of units after
+/// 1970 (every preset's is); they differ by one tick for some times when it is not (a start
+/// time of `2023-01-01T00:00:00.005Z` with 10 ms ticks, say). Match the code that minted the
+/// IDs: sonyflake counts on the Unix grid, Twitter, Discord and bwmarrin/snowflake from the
+/// epoch.
+///
+/// ```
+/// use std::time::{Duration, UNIX_EPOCH};
+/// use snowmint::{Layout, TimeGrid};
+///
+/// // sonyflake with a start time 5 ms past a 10 ms boundary.
+/// let start = UNIX_EPOCH + Duration::from_millis(1_672_531_200_005); // 2023-01-01T00:00:00.005Z
+/// let sony = Layout::SONYFLAKE.to_builder().epoch(start).build()?;
+/// let epoch_grid = sony.to_builder().time_grid(TimeGrid::Epoch).build()?;
+/// let t = UNIX_EPOCH + Duration::from_secs(1_685_577_600); // 2023-06-01T00:00:00Z
+/// // Go: elapsed = t/unit - start/unit = 168557760000 - 167253120000.
+/// assert_eq!(sony.ticks_at(t)?, 1_304_640_000);
+/// // Counted from the start time: (t - start)/unit.
+/// assert_eq!(epoch_grid.ticks_at(t)?, 1_304_639_999);
+/// # Ok::<(), snowmint::LayoutError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TimeGrid {
+    /// Ticks count from the epoch: the tick of `t` is `(t - epoch) / unit`, and tick `k`
+    /// starts at `epoch + k * unit` (Twitter, Discord, Instagram, bwmarrin/snowflake).
+    Epoch,
+    /// Ticks lie on a grid of whole units from 1970, as sonyflake's `elapsed = t/unit -
+    /// start/unit` (each side divided separately): tick `k` starts at
+    /// `(epoch/unit + k) * unit`, so the first tick starts at the epoch rounded down to the
+    /// grid.
+    Unix,
+}
+
+/// The shape of an ID: field widths, field order, time unit, epoch and time grid.
 ///
 /// A layout is a small `Copy` value that belongs to a generator and travels with the code
 /// that decodes its IDs; nothing about it is global, so one process can mint and decode
 /// several layouts side by side. Layouts are validated when built: the fields must fit the
 /// width (63 bits by default, so IDs stay positive as `i64`), the unit must be non-zero and
 /// the expiry date (when the time field overflows) must be known.
+///
+/// Every conversion between times and ticks (decoding, composing, range bounds, minting)
+/// goes through [`tick_of_unix_nanos`](Self::tick_of_unix_nanos) and
+/// [`tick_start_unix_nanos`](Self::tick_start_unix_nanos) or their `SystemTime` forms, on the
+/// layout's [`TimeGrid`].
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
@@ -40,7 +81,7 @@ pub enum Order {
 /// let twitter = Layout::TWITTER;
 /// assert_eq!((twitter.time_bits(), twitter.node_bits(), twitter.sequence_bits()), (41, 10, 12));
 /// assert_eq!(twitter.unit(), Duration::from_millis(1));
-/// // The time field overflows in September 2080...
+/// // The time field overflows on 2080-07-10 (at 17:30:30.209Z)...
 /// assert_eq!(twitter.expiry_unix_millis(), 1_288_834_974_657 + (1 << 41));
 /// // ...and one node mints at most 4,096 IDs per millisecond.
 /// assert_eq!(twitter.capacity_per_second(), 4_096_000.0);
@@ -62,7 +103,12 @@ pub struct Layout {
     sequence_bits: u8,
     max_bits: u8,
     order: Order,
+    grid: TimeGrid,
     epoch_nanos: u64,
+    /// Where tick 0 starts, in Unix nanoseconds: the epoch, or on the Unix grid the epoch
+    /// rounded down to a whole unit. Computed once when built, so that both grids cost the
+    /// same (one subtraction) on the minting path.
+    origin_nanos: u64,
     unit: Divisor,
     time_shift: u8,
     node_shift: u8,
@@ -72,11 +118,11 @@ pub struct Layout {
 /// Builds a [`Layout`]; every method is `const` so layouts can be compile-time constants.
 ///
 /// Starts from Twitter's layout (41 time / 10 node / 12 sequence bits, 1 ms, epoch
-/// 2010-11-04T01:42:54.657Z, 63 bits).
+/// 2010-11-04T01:42:54.657Z, 63 bits, ticks counted from the epoch).
 ///
 /// ```
 /// use std::time::Duration;
-/// use snowmint::{Layout, LayoutError, Order};
+/// use snowmint::{Layout, LayoutError, Order, TimeGrid};
 ///
 /// let layout = Layout::builder()
 ///     .time_bits(39)
@@ -85,6 +131,7 @@ pub struct Layout {
 ///     .unit(Duration::from_millis(10))
 ///     .order(Order::TimeSequenceNode)
 ///     .epoch_unix_millis(1_409_529_600_000)
+///     .time_grid(TimeGrid::Unix)
 ///     .build()?;
 /// assert_eq!(layout, Layout::SONYFLAKE);
 /// # Ok::<(), LayoutError>(())
@@ -97,13 +144,16 @@ pub struct LayoutBuilder {
     sequence_bits: u8,
     max_bits: u8,
     order: Order,
-    epoch_nanos: u64,
+    grid: TimeGrid,
+    /// Exact, so that an epoch too late for a layout is reported as given.
+    epoch_nanos: u128,
     epoch_before_unix: bool,
     unit_nanos: u128,
 }
 
 impl LayoutBuilder {
-    /// Bits of the time field (1 to 64).
+    /// Bits of the time field (1 to 64). Sonyflake v2's `Settings` derive it as
+    /// `63 - BitsSequence - BitsMachineID`; here it is set explicitly.
     ///
     /// ```
     /// let l = snowmint::Layout::builder().time_bits(40).build_const();
@@ -160,6 +210,19 @@ impl LayoutBuilder {
         self
     }
 
+    /// Where ticks start (default [`TimeGrid::Epoch`]; the sonyflake presets and layouts
+    /// derived from them use [`TimeGrid::Unix`]).
+    ///
+    /// ```
+    /// use snowmint::{Layout, TimeGrid};
+    /// let l = Layout::builder().time_grid(TimeGrid::Unix).build_const();
+    /// assert_eq!(l.time_grid(), TimeGrid::Unix);
+    /// ```
+    pub const fn time_grid(mut self, grid: TimeGrid) -> Self {
+        self.grid = grid;
+        self
+    }
+
     /// The length of one tick of the time field (at least 1 ns, below 2^64 ns).
     ///
     /// ```
@@ -178,12 +241,11 @@ impl LayoutBuilder {
     /// let l = snowmint::Layout::builder().epoch_unix_millis(1_420_070_400_000).build_const();
     /// assert_eq!(l.epoch_unix_millis(), 1_420_070_400_000);
     /// ```
-    pub const fn epoch_unix_millis(self, millis: u64) -> Self {
-        match millis.checked_mul(NANOS_PER_MILLI) {
-            Some(nanos) => self.epoch_unix_nanos(nanos),
-            // Past year 2554: far beyond any epoch that is not in the future.
-            None => self.epoch_unix_nanos(u64::MAX),
-        }
+    pub const fn epoch_unix_millis(mut self, millis: u64) -> Self {
+        // Exact: an epoch past year 2554 (u64 nanoseconds) is refused by name when built.
+        self.epoch_nanos = millis as u128 * NANOS_PER_MILLI as u128;
+        self.epoch_before_unix = false;
+        self
     }
 
     /// The epoch in nanoseconds since the Unix epoch.
@@ -193,7 +255,7 @@ impl LayoutBuilder {
     /// assert_eq!(l.epoch_unix_nanos(), 1_500_000_000_123_456_789);
     /// ```
     pub const fn epoch_unix_nanos(mut self, nanos: u64) -> Self {
-        self.epoch_nanos = nanos;
+        self.epoch_nanos = nanos as u128;
         self.epoch_before_unix = false;
         self
     }
@@ -211,7 +273,7 @@ impl LayoutBuilder {
     pub fn epoch(mut self, epoch: SystemTime) -> Self {
         match epoch.duration_since(UNIX_EPOCH) {
             Ok(since) => {
-                self.epoch_nanos = u64::try_from(since.as_nanos()).unwrap_or(u64::MAX);
+                self.epoch_nanos = since.as_nanos();
                 self.epoch_before_unix = false;
             }
             Err(_) => self.epoch_before_unix = true,
@@ -235,6 +297,20 @@ impl LayoutBuilder {
         if self.time_bits == 0 {
             return Err(LayoutError::NoTimeBits);
         }
+        // Each field on its own first, so that the message names the field asked for.
+        let fields = [
+            (Field::Time, self.time_bits, 64),
+            (Field::Node, self.node_bits, 63),
+            (Field::Sequence, self.sequence_bits, 63),
+        ];
+        let mut i = 0;
+        while i < fields.len() {
+            let (field, bits, max) = fields[i];
+            if bits > max {
+                return Err(LayoutError::FieldTooWide { field, bits, max });
+            }
+            i += 1;
+        }
         let total = self.time_bits as u32 + self.node_bits as u32 + self.sequence_bits as u32;
         if total > self.max_bits as u32 {
             return Err(LayoutError::TooWide {
@@ -251,12 +327,23 @@ impl LayoutBuilder {
         if self.epoch_before_unix {
             return Err(LayoutError::EpochBeforeUnixEpoch);
         }
-        // The expiry, epoch + 2^time_bits ticks, must be a known date in u64 Unix millis.
+        if self.epoch_nanos > u64::MAX as u128 {
+            return Err(LayoutError::EpochTooLate {
+                epoch_unix_millis: self.epoch_nanos / NANOS_PER_MILLI as u128,
+            });
+        }
+        let epoch_nanos = self.epoch_nanos as u64;
+        let unit = self.unit_nanos as u64;
+        let origin_nanos = match self.grid {
+            TimeGrid::Epoch => epoch_nanos,
+            TimeGrid::Unix => epoch_nanos - epoch_nanos % unit,
+        };
+        // The expiry, origin + 2^time_bits ticks, must be a known date in u64 Unix millis.
         // time_bits <= 64 and unit < 2^64, so the product fits in u128 unless time_bits is 64
         // and the unit is large, which checked_mul catches.
         let ticks = 1_u128 << self.time_bits;
         let expiry = match ticks.checked_mul(self.unit_nanos) {
-            Some(span) => span + self.epoch_nanos as u128,
+            Some(span) => span + origin_nanos as u128,
             None => return Err(LayoutError::ExpiryUnrepresentable),
         };
         if expiry / NANOS_PER_MILLI as u128 > u64::MAX as u128 {
@@ -272,8 +359,10 @@ impl LayoutBuilder {
             sequence_bits: self.sequence_bits,
             max_bits: self.max_bits,
             order: self.order,
-            epoch_nanos: self.epoch_nanos,
-            unit: Divisor::new(self.unit_nanos as u64),
+            grid: self.grid,
+            epoch_nanos,
+            origin_nanos,
+            unit: Divisor::new(unit),
             time_shift,
             node_shift,
             sequence_shift,
@@ -296,6 +385,14 @@ impl LayoutBuilder {
         match self.validate() {
             Ok(layout) => layout,
             Err(LayoutError::NoTimeBits) => panic!("invalid layout: time_bits must be 1 to 64"),
+            Err(LayoutError::FieldTooWide {
+                field: Field::Time, ..
+            }) => {
+                panic!("invalid layout: time_bits must be 1 to 64")
+            }
+            Err(LayoutError::FieldTooWide { .. }) => {
+                panic!("invalid layout: node_bits and sequence_bits must be 0 to 63")
+            }
             Err(LayoutError::TooWide { .. }) => {
                 panic!("invalid layout: time + node + sequence bits exceed max_bits")
             }
@@ -308,6 +405,9 @@ impl LayoutBuilder {
             }
             Err(LayoutError::EpochBeforeUnixEpoch) => {
                 panic!("invalid layout: the epoch is before 1970")
+            }
+            Err(LayoutError::EpochTooLate { .. }) => {
+                panic!("invalid layout: the epoch is past 2554 (u64 Unix nanoseconds)")
             }
             Err(_) => panic!("invalid layout: the expiry does not fit in u64 Unix milliseconds"),
         }
@@ -326,6 +426,7 @@ impl LayoutBuilder {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
         if layout.epoch_nanos > now_nanos {
+            // Exact: validate refused every epoch past u64 nanoseconds.
             return Err(LayoutError::EpochInFuture {
                 epoch_unix_millis: layout.epoch_unix_millis(),
                 now_unix_millis: now_nanos / NANOS_PER_MILLI,
@@ -344,9 +445,11 @@ impl Layout {
     /// ```
     pub const TWITTER: Layout = Layout::builder().build_const();
 
-    /// Sonyflake: 39 time bits of 10 ms from 2014-09-01T00:00:00Z, then 8 sequence bits and
-    /// 16 machine bits in the low bits; 63 bits; expires 2188-11-16. Change the start time
-    /// with `Layout::SONYFLAKE.to_builder().epoch(start).build()`.
+    /// Sonyflake (v1, `github.com/sony/sonyflake`): 39 time bits of 10 ms from
+    /// 2014-09-01T00:00:00Z, then 8 sequence bits and 16 machine bits in the low bits; 63
+    /// bits; ticks on the [`TimeGrid::Unix`] as Go's `toSonyflakeTime`; expires 2188-11-16.
+    /// Change the start time with `Layout::SONYFLAKE.to_builder().epoch(start).build()`: the
+    /// grid comes along, so ticks agree with Go for any start time.
     ///
     /// ```
     /// assert_eq!(snowmint::Layout::SONYFLAKE.capacity_per_second(), 25_600.0);
@@ -358,6 +461,32 @@ impl Layout {
         .unit(Duration::from_millis(10))
         .order(Order::TimeSequenceNode)
         .epoch_unix_millis(1_409_529_600_000)
+        .time_grid(TimeGrid::Unix)
+        .build_const();
+
+    /// Sonyflake v2 (`github.com/sony/sonyflake/v2`) with its default `Settings`: as
+    /// [`SONYFLAKE`](Self::SONYFLAKE) but from 2025-01-01T00:00:00Z; expires 2199-03-19.
+    /// v2's `BitsSequence`, `BitsMachineID` and `TimeUnit` map to `sequence_bits`,
+    /// `node_bits` (with `time_bits(63 - sequence - machine)`) and `unit`, its `StartTime` to
+    /// `epoch`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use snowmint::Layout;
+    /// // Settings{BitsSequence: 10, BitsMachineID: 12, TimeUnit: time.Millisecond}
+    /// let mine = Layout::SONYFLAKE_V2
+    ///     .to_builder()
+    ///     .sequence_bits(10)
+    ///     .node_bits(12)
+    ///     .time_bits(63 - 10 - 12)
+    ///     .unit(Duration::from_millis(1))
+    ///     .build()?;
+    /// assert_eq!(mine.time_grid(), snowmint::TimeGrid::Unix);
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub const SONYFLAKE_V2: Layout = Layout::SONYFLAKE
+        .to_builder()
+        .epoch_unix_millis(1_735_689_600_000)
         .build_const();
 
     /// Discord: 42 time bits of 1 ms from 2015-01-01T00:00:00Z, 10 node bits (5 worker and 5
@@ -387,15 +516,35 @@ impl Layout {
         .epoch_unix_millis(1_314_220_021_721)
         .build_const();
 
+    /// Mastodon: 48 bits of milliseconds since 1970-01-01T00:00:00Z, then 16 sequence bits
+    /// (`unix_ms << 16 | sequence`, as its `timestamp_id` SQL function); no node field; all
+    /// 64 bits; expires in the year 10889.
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// use snowmint::{Layout, Parts};
+    /// let l = Layout::MASTODON;
+    /// let t = UNIX_EPOCH + Duration::from_millis(1_575_776_913_849);
+    /// assert_eq!(l.compose_at(t, Parts { node: 0, sequence: 40_911 })?.to_u64(), 1_575_776_913_849 << 16 | 40_911);
+    /// # Ok::<(), snowmint::LayoutError>(())
+    /// ```
+    pub const MASTODON: Layout = Layout::builder()
+        .time_bits(48)
+        .node_bits(0)
+        .sequence_bits(16)
+        .max_bits(64)
+        .epoch_unix_millis(0)
+        .build_const();
+
     /// JavaScript-safe: 40 time bits of 1 ms from 2025-01-01T00:00:00Z, 4 node bits, 9
     /// sequence bits: every ID stays below 2^53 (`Number.MAX_SAFE_INTEGER`) until the layout
     /// expires on 2059-11-04, 34 years after its epoch; 512,000 IDs/s per node.
     ///
     /// ```
-    /// use snowmint::Layout;
+    /// use snowmint::{Layout, Parts};
     /// let js = Layout::JS53;
     /// assert_eq!(js.max_bits(), 53);
-    /// let last = js.compose(js.max_ticks(), js.max_node(), js.max_sequence())?;
+    /// let last = js.compose(js.max_ticks(), Parts { node: js.max_node(), sequence: js.max_sequence() })?;
     /// assert_eq!(last.to_u64(), (1 << 53) - 1);
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
@@ -411,13 +560,15 @@ impl Layout {
     ///
     /// ```
     /// use snowmint::Layout;
-    /// assert!(Layout::PRESETS.iter().any(|&(name, l)| name == "sonyflake" && l == Layout::SONYFLAKE));
+    /// assert!(Layout::PRESETS.iter().any(|&(name, l)| name == "sonyflake-v2" && l == Layout::SONYFLAKE_V2));
     /// ```
-    pub const PRESETS: [(&'static str, Layout); 5] = [
+    pub const PRESETS: [(&'static str, Layout); 7] = [
         ("twitter", Layout::TWITTER),
         ("sonyflake", Layout::SONYFLAKE),
+        ("sonyflake-v2", Layout::SONYFLAKE_V2),
         ("discord", Layout::DISCORD),
         ("instagram", Layout::INSTAGRAM),
+        ("mastodon", Layout::MASTODON),
         ("js53", Layout::JS53),
     ];
 
@@ -446,7 +597,8 @@ impl Layout {
             sequence_bits: 12,
             max_bits: 63,
             order: Order::TimeNodeSequence,
-            epoch_nanos: 1_288_834_974_657 * NANOS_PER_MILLI,
+            grid: TimeGrid::Epoch,
+            epoch_nanos: 1_288_834_974_657 * NANOS_PER_MILLI as u128,
             epoch_before_unix: false,
             unit_nanos: NANOS_PER_MILLI as u128,
         }
@@ -466,7 +618,8 @@ impl Layout {
             sequence_bits: self.sequence_bits,
             max_bits: self.max_bits,
             order: self.order,
-            epoch_nanos: self.epoch_nanos,
+            grid: self.grid,
+            epoch_nanos: self.epoch_nanos as u128,
             epoch_before_unix: false,
             unit_nanos: self.unit.get() as u128,
         }
@@ -515,6 +668,17 @@ impl Layout {
     /// ```
     pub const fn order(&self) -> Order {
         self.order
+    }
+
+    /// Where the layout's ticks start.
+    ///
+    /// ```
+    /// use snowmint::{Layout, TimeGrid};
+    /// assert_eq!(Layout::SONYFLAKE.time_grid(), TimeGrid::Unix);
+    /// assert_eq!(Layout::TWITTER.time_grid(), TimeGrid::Epoch);
+    /// ```
+    pub const fn time_grid(&self) -> TimeGrid {
+        self.grid
     }
 
     /// The length of one tick.
@@ -609,7 +773,8 @@ impl Layout {
     }
 
     /// When the time field overflows, in milliseconds since the Unix epoch (rounded down):
-    /// no ID can be minted at or after this moment.
+    /// no ID can be minted at or after this moment. A generator for a layout whose expiry
+    /// has passed is refused when built ([`LayoutError::Expired`]); its old IDs still decode.
     ///
     /// ```
     /// // Sonyflake lasts 174 years from its start time.
@@ -647,23 +812,25 @@ impl Layout {
     }
 
     pub(crate) const fn expiry_unix_nanos(&self) -> u128 {
-        (self.max_ticks() as u128 + 1) * self.unit.get() as u128 + self.epoch_nanos as u128
+        self.tick_start_unix_nanos(self.max_ticks()) + self.unit.get() as u128
     }
 
-    /// Builds an ID from its fields, each checked against its bits.
+    /// Builds an ID from its time field (in ticks) and its other fields, named so that node
+    /// and sequence cannot be swapped; each is checked against its bits.
     ///
     /// ```
-    /// use snowmint::{Field, Layout, LayoutError};
+    /// use snowmint::{Field, Layout, LayoutError, Parts};
     /// let l = Layout::TWITTER;
-    /// let id = l.compose(1, 2, 3)?;
+    /// let id = l.compose(1, Parts { node: 2, sequence: 3 })?;
     /// assert_eq!(id.to_u64(), 1 << 22 | 2 << 12 | 3);
     /// assert_eq!(
-    ///     l.compose(0, 1024, 0),
+    ///     l.compose(0, Parts { node: 1024, sequence: 0 }),
     ///     Err(LayoutError::FieldOutOfRange { field: Field::Node, value: 1024, max: 1023 })
     /// );
     /// # Ok::<(), LayoutError>(())
     /// ```
-    pub const fn compose(&self, ticks: u64, node: u64, sequence: u64) -> Result<Id, LayoutError> {
+    pub const fn compose(&self, ticks: u64, parts: Parts) -> Result<Id, LayoutError> {
+        let Parts { node, sequence } = parts;
         if ticks > self.max_ticks() {
             return Err(LayoutError::FieldOutOfRange {
                 field: Field::Time,
@@ -688,23 +855,21 @@ impl Layout {
         Ok(Id::from_u64(self.pack(ticks, node, sequence)))
     }
 
-    /// Builds an ID from a time (rounded down to its tick) and the other two fields.
+    /// Builds an ID from a time (its tick on the layout's [`TimeGrid`]) and the other
+    /// fields, by name. Sonyflake's `sf.Compose(t, sequence, machineID)` is
+    /// `layout.compose_at(t, Parts { node: machine_id, sequence })`, the machine ID being the
+    /// node.
     ///
     /// ```
     /// use std::time::{Duration, UNIX_EPOCH};
-    /// use snowmint::Layout;
+    /// use snowmint::{Layout, Parts};
     /// let l = Layout::TWITTER;
     /// let at = UNIX_EPOCH + Duration::from_millis(l.epoch_unix_millis() + 5);
-    /// assert_eq!(l.compose_at(at, 1, 0)?, l.compose(5, 1, 0)?);
+    /// assert_eq!(l.compose_at(at, Parts { node: 1, sequence: 0 })?, l.compose(5, Parts { node: 1, sequence: 0 })?);
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
-    pub fn compose_at(
-        &self,
-        time: SystemTime,
-        node: u64,
-        sequence: u64,
-    ) -> Result<Id, LayoutError> {
-        self.compose(self.ticks_at(time)?, node, sequence)
+    pub fn compose_at(&self, time: SystemTime, parts: Parts) -> Result<Id, LayoutError> {
+        self.compose(self.ticks_at(time)?, parts)
     }
 
     /// The smallest ID of the tick holding `time`, for range queries: every ID minted at or
@@ -722,7 +887,7 @@ impl Layout {
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
     pub fn first_id_at(&self, time: SystemTime) -> Result<Id, LayoutError> {
-        self.compose_at(time, 0, 0)
+        self.compose_at(time, Parts::default())
     }
 
     /// The largest ID of the tick holding `time`.
@@ -735,10 +900,15 @@ impl Layout {
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
     pub fn last_id_at(&self, time: SystemTime) -> Result<Id, LayoutError> {
-        self.compose_at(time, self.max_node(), self.max_sequence())
+        let parts = Parts {
+            node: self.max_node(),
+            sequence: self.max_sequence(),
+        };
+        self.compose_at(time, parts)
     }
 
-    /// The tick holding `time`, checked against the epoch and the expiry.
+    /// The tick holding `time` on the layout's [`TimeGrid`], checked against the first tick
+    /// and the expiry.
     ///
     /// ```
     /// use std::time::{Duration, UNIX_EPOCH};
@@ -749,42 +919,94 @@ impl Layout {
     /// # Ok::<(), LayoutError>(())
     /// ```
     pub fn ticks_at(&self, time: SystemTime) -> Result<u64, LayoutError> {
-        // A time before 1970 is before every epoch, even an epoch of 0 (it must not read as
-        // tick 0), so it is refused here rather than clamped to 0.
-        let since_unix = time.duration_since(UNIX_EPOCH);
-        let nanos = since_unix.as_ref().map_or(0, |d| d.as_nanos());
-        let unix_millis = u64::try_from(nanos / NANOS_PER_MILLI as u128).unwrap_or(u64::MAX);
-        if since_unix.is_err() || nanos < self.epoch_nanos as u128 {
+        let nanos = match time.duration_since(UNIX_EPOCH) {
+            Ok(since) => since.as_nanos(),
+            // Before 1970, so before every first tick (even of an epoch of 0): refused, with
+            // the time as negative milliseconds, rather than clamped to 0.
+            Err(before) => {
+                let millis = before
+                    .duration()
+                    .as_nanos()
+                    .div_ceil(NANOS_PER_MILLI as u128);
+                return Err(LayoutError::TimeBeforeEpoch {
+                    unix_millis: i64::try_from(millis).map_or(i64::MIN, |m| -m),
+                    epoch_unix_millis: self.epoch_unix_millis(),
+                });
+            }
+        };
+        let unix_millis = nanos / NANOS_PER_MILLI as u128;
+        let Some(since_origin) = nanos.checked_sub(self.origin_nanos as u128) else {
             return Err(LayoutError::TimeBeforeEpoch {
-                unix_millis,
+                // Below the origin, which is a u64 of nanoseconds.
+                unix_millis: unix_millis as i64,
                 epoch_unix_millis: self.epoch_unix_millis(),
             });
-        }
-        let ticks = (nanos - self.epoch_nanos as u128) / self.unit.get() as u128;
+        };
+        let ticks = since_origin / self.unit.get() as u128;
         if ticks > self.max_ticks() as u128 {
             return Err(LayoutError::TimeAfterExpiry {
-                unix_millis,
+                unix_millis: u64::try_from(unix_millis).unwrap_or(u64::MAX),
                 expiry_unix_millis: self.expiry_unix_millis(),
             });
         }
         Ok(ticks as u64)
     }
 
-    /// Splits an ID into its fields and time. Bits above the layout's width are ignored.
+    /// The tick holding the instant `unix_nanos` (nanoseconds since 1970) on the layout's
+    /// [`TimeGrid`], or `None` before the first tick. Not checked against the expiry: a tick
+    /// past [`max_ticks`](Self::max_ticks) means the layout has expired.
+    ///
+    /// This and [`tick_start_unix_nanos`](Self::tick_start_unix_nanos) are the one place
+    /// where clock readings become ticks and back; generators call them on every ID, so this
+    /// costs one subtraction and a division by multiplication, whatever the grid.
+    ///
+    /// ```
+    /// use snowmint::Layout;
+    /// let l = Layout::TWITTER;
+    /// let epoch = l.epoch_unix_nanos();
+    /// assert_eq!(l.tick_of_unix_nanos(epoch + 2_500_000), Some(2));
+    /// assert_eq!(l.tick_of_unix_nanos(epoch - 1), None);
+    /// ```
+    #[inline]
+    pub const fn tick_of_unix_nanos(&self, unix_nanos: u64) -> Option<u64> {
+        match unix_nanos.checked_sub(self.origin_nanos) {
+            Some(since) => Some(self.unit.div(since)),
+            None => None,
+        }
+    }
+
+    /// When tick `tick` starts, in nanoseconds since 1970, on the layout's [`TimeGrid`]:
+    /// `origin + tick * unit`, where the origin is the epoch, or on the Unix grid the epoch
+    /// rounded down to a whole unit (sonyflake's `(startTime + elapsed) * unit`).
     ///
     /// ```
     /// use snowmint::Layout;
     /// let l = Layout::SONYFLAKE;
-    /// let id = l.compose(100, 7, 3)?;
+    /// assert_eq!(l.tick_start_unix_nanos(0), l.epoch_unix_nanos() as u128);
+    /// assert_eq!(l.tick_start_unix_nanos(3), l.epoch_unix_nanos() as u128 + 30_000_000);
+    /// ```
+    #[inline]
+    pub const fn tick_start_unix_nanos(&self, tick: u64) -> u128 {
+        self.origin_nanos as u128 + tick as u128 * self.unit.get() as u128
+    }
+
+    /// Splits an ID into its fields and the start of its tick on the layout's
+    /// [`TimeGrid`]. Bits above the layout's width are ignored.
+    ///
+    /// ```
+    /// use snowmint::{Layout, Parts};
+    /// let l = Layout::SONYFLAKE;
+    /// let id = l.compose(100, Parts { node: 7, sequence: 3 })?;
     /// let d = l.decode(id);
     /// assert_eq!((d.ticks(), d.node(), d.sequence()), (100, 7, 3));
     /// assert_eq!(d.unix_millis(), l.epoch_unix_millis() + 1_000);
+    /// assert_eq!(l.compose(d.ticks(), d.parts())?, id);
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
     pub const fn decode(&self, id: Id) -> Decoded {
         let v = id.to_u64();
         let ticks = shr(v, self.time_shift) & self.max_ticks();
-        let unix_nanos = ticks as u128 * self.unit.get() as u128 + self.epoch_nanos as u128;
+        let unix_nanos = self.tick_start_unix_nanos(ticks);
         Decoded::new(
             ticks,
             shr(v, self.node_shift) & self.max_node(),
@@ -821,12 +1043,6 @@ impl Layout {
     #[inline]
     pub(crate) const fn node_in_place(&self, node: u64) -> u64 {
         shl(node, self.node_shift)
-    }
-
-    /// Nanoseconds since the epoch to ticks (no `div` instruction).
-    #[inline]
-    pub(crate) const fn ticks_from_epoch_nanos(&self, nanos: u64) -> u64 {
-        self.unit.div(nanos)
     }
 }
 

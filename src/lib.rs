@@ -3,14 +3,14 @@
 //! multi-threaded servers.
 //!
 //! ```
-//! use snowmint::{Generator, Layout};
+//! use snowmint::{Encoding, Generator, Layout};
 //!
 //! let gen = Generator::new(Layout::TWITTER, 1)?;   // node 1 of 1024
 //! let id = gen.next_id()?;
 //! let parts = Layout::TWITTER.decode(id);
 //! assert_eq!(parts.node(), 1);
 //! println!("{id} = {} ms, node {}, sequence {}", parts.unix_millis(), parts.node(), parts.sequence());
-//! println!("base58 {}, base64 {}", id.to_base58(), id.to_base64());
+//! println!("base58 {}, base64 {}", id.encode(Encoding::Base58), id.encode(Encoding::Base64));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -80,6 +80,7 @@ mod id;
 mod layout;
 mod mint;
 pub mod node;
+mod parts;
 #[cfg(feature = "rayon")]
 pub mod rayon;
 #[cfg(feature = "redis")]
@@ -98,9 +99,10 @@ pub use self::error::{Field, LayoutError, MintError};
 pub use self::fence::{Cause, FenceError, Fenced, FileGuard, GuardError, Keeper, Renewal};
 pub use self::generator::{Generator, GeneratorBuilder};
 pub use self::id::Id;
-pub use self::layout::{Layout, LayoutBuilder, Order};
+pub use self::layout::{Layout, LayoutBuilder, Order, TimeGrid};
 pub use self::mint::Rollback;
 pub use self::node::{NodeError, NodeSource};
+pub use self::parts::Parts;
 pub use self::shard::{Lease, ShardError, ShardedBuilder, ShardedGenerator};
 pub use self::source::{IdSource, MintFailure, SourceBuilder};
 

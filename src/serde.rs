@@ -23,13 +23,14 @@ use core::fmt;
 use ::serde::de::{self, Deserializer, Unexpected, Visitor};
 use ::serde::ser::{Serialize, Serializer};
 
-use crate::Id;
+use crate::encoding::Encoding;
+use crate::id::Id;
 
 impl Serialize for Id {
     /// A decimal string when the format is human-readable, the `u64` otherwise.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if serializer.is_human_readable() {
-            serializer.serialize_str(&self.to_decimal())
+            serializer.serialize_str(&self.encode(Encoding::Decimal))
         } else {
             serializer.serialize_u64(self.to_u64())
         }
@@ -128,7 +129,7 @@ impl Visitor<'_> for IdVisitor {
         }
         // The ParseIdError says what is wrong (sign, leading zero, overflow…) and what is
         // allowed.
-        Id::parse_decimal(text).map_err(E::custom)
+        Id::parse(text, Encoding::Decimal).map_err(E::custom)
     }
 
     fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Id, E> {
@@ -163,7 +164,7 @@ pub mod as_u64 {
     use ::serde::{Deserializer, Serializer};
 
     use super::IdVisitor;
-    use crate::Id;
+    use crate::id::Id;
 
     /// Serializes `id` as a `u64`.
     ///
@@ -217,7 +218,8 @@ pub mod as_string {
     use ::serde::{Deserializer, Serializer};
 
     use super::IdVisitor;
-    use crate::Id;
+    use crate::encoding::Encoding;
+    use crate::id::Id;
 
     /// Serializes `id` as its decimal string.
     ///
@@ -229,7 +231,7 @@ pub mod as_string {
     /// assert_eq!(json, br#""7""#);
     /// ```
     pub fn serialize<S: Serializer>(id: &Id, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&id.to_decimal())
+        serializer.serialize_str(&id.encode(Encoding::Decimal))
     }
 
     /// Deserializes an [`Id`] from its canonical decimal string.

@@ -8,9 +8,24 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use assert_cmd::cargo::{cargo_bin, cargo_bin_cmd};
 use assert_cmd::Command;
 use serde_json::Value;
-use snowmint::{Encoding, Id, Layout};
+use snowmint::{Encoding, Id, Layout, TimeGrid};
 
-const FORMATS: [&str; 8] = [
+/// Every `--format`.
+const FORMATS: [&str; 10] = [
+    "decimal",
+    "base2",
+    "base32",
+    "base36",
+    "base58",
+    "base64",
+    "hex",
+    "json",
+    "bwmarrin-base64",
+    "bwmarrin-bytes",
+];
+
+/// The formats `decode` may detect (bwmarrin's are read only when named).
+const DETECTED: [&str; 8] = [
     "decimal", "base2", "base32", "base36", "base58", "base64", "hex", "json",
 ];
 
@@ -98,9 +113,20 @@ fn gen_prints_the_count_of_increasing_ids_of_the_node_and_now() {
 
 #[test]
 fn every_format_round_trips_through_decode() {
-    for layout in ["twitter", "sonyflake", "discord", "js53"] {
+    for layout in [
+        "twitter",
+        "sonyflake",
+        "sonyflake-v2",
+        "discord",
+        "mastodon",
+        "js53",
+    ] {
         for format in FORMATS {
-            let text = ok(&["gen", "-n", "40", "-l", layout, "--node", "5", "-f", format]);
+            // Mastodon has no node field.
+            let node = if layout == "mastodon" { "0" } else { "5" };
+            let text = ok(&[
+                "gen", "-n", "40", "-l", layout, "--node", node, "-f", format,
+            ]);
             let texts: Vec<&str> = text.lines().collect();
             assert_eq!(texts.len(), 40);
             let mut args = vec!["-l", layout, "--from", format];
@@ -122,7 +148,7 @@ fn every_format_round_trips_through_decode() {
                     "{layout} {format} {text}"
                 );
                 assert_eq!(d["input"], *text);
-                assert_eq!(d["node"], 5, "{layout} {format} {text}");
+                assert_eq!(d["node"].to_string(), node, "{layout} {format} {text}");
                 assert!(last < Some(id), "{layout} {format}: not increasing");
                 last = Some(id);
             }
@@ -133,7 +159,7 @@ fn every_format_round_trips_through_decode() {
 #[test]
 fn detection_reads_the_right_id_or_asks_for_from() {
     let mut unambiguous = 0;
-    for format in FORMATS {
+    for format in DETECTED {
         let text = ok(&["gen", "-n", "30", "-f", format]);
         for t in text.lines() {
             let id = Id::parse(
@@ -279,7 +305,10 @@ fn compose_then_decode_gives_back_the_time_node_and_sequence() {
     assert!(minted >= floor);
     // Other formats, read back by the library.
     let b58 = ok(&["compose", "--time", "2026-01-01T00:00:00Z", "-f", "base58"]);
-    assert_eq!(Id::parse_base58(b58.trim()), Ok(Id::from_u64(first)));
+    assert_eq!(
+        Id::parse(b58.trim(), Encoding::Base58),
+        Ok(Id::from_u64(first))
+    );
 }
 
 #[test]
@@ -287,20 +316,37 @@ fn layouts_lists_every_preset_with_its_expiry() {
     let table = ok(&["layouts"]);
     assert_eq!(table.lines().count(), Layout::PRESETS.len() + 1);
     for (name, layout) in Layout::PRESETS {
-        let expiry = humantime::format_rfc3339_millis(layout.expiry()).to_string();
+        // RFC 3339 has 4-digit years: Mastodon's expiry (year 10889) is described instead.
+        let expiry = if layout.expiry_unix_millis() >= 253_402_300_800_000 {
+            "after 9999-12-31T23:59:59Z".to_owned()
+        } else {
+            humantime::format_rfc3339_millis(layout.expiry()).to_string()
+        };
         let line = table
             .lines()
             .find(|l| l.starts_with(&format!("{name} ")))
             .unwrap_or_else(|| panic!("{name} missing"));
         assert!(line.contains(&expiry), "{line} lacks {expiry}");
         assert!(line.contains(&format!(" {} ", layout.max_bits())), "{line}");
+        let grid = match layout.time_grid() {
+            TimeGrid::Epoch => " epoch ",
+            TimeGrid::Unix => " unix ",
+        };
+        assert!(line.contains(grid), "{line} lacks {grid}");
     }
+    assert!(table.lines().next().unwrap().contains(" GRID "));
     let json: Value = serde_json::from_str(&ok(&["layouts", "--json"])).unwrap();
     let items = json.as_array().unwrap();
     assert_eq!(items.len(), Layout::PRESETS.len());
     for (item, (name, layout)) in items.iter().zip(Layout::PRESETS) {
         assert_eq!(item["name"], name);
         assert_eq!(item["expiry_unix_ms"], layout.expiry_unix_millis());
+        let grid = if name.starts_with("sonyflake") {
+            "unix"
+        } else {
+            "epoch"
+        };
+        assert_eq!(item["time_grid"], grid, "{name}");
         assert_eq!(item["nodes"], layout.max_node() + 1);
         assert_eq!(
             item["ids_per_second_per_node"],
@@ -420,12 +466,15 @@ fn bad_ids_fail_with_a_message_and_status_2() {
     fails_with(
         &["decode", "--from", "base64", "abc"],
         2,
-        &["expected 11 characters"],
+        &["length 3 bytes, expected exactly 11 characters"],
     );
     fails_with(
         &["decode", "18446744073709551616"],
         2,
-        &["not an ID in any encoding"],
+        &[
+            "not an ID in any encoding",
+            "as decimal: value exceeds the maximum 18446744073709551615",
+        ],
     );
     fails_with(
         &["decode", "-l", "js53", "9007199254740992"],
@@ -470,9 +519,14 @@ fn bad_layouts_fail_with_the_allowed_range() {
         &["unknown layout key 'colour'", "time, node, seq"],
     );
     fails_with(
-        &["gen", "-l", "epoch=2999-01-01T00:00:00Z"],
+        &["gen", "-l", "epoch=2199-01-01T00:00:00Z"],
         2,
         &["in the future"],
+    );
+    fails_with(
+        &["gen", "-l", "epoch=2999-01-01T00:00:00Z"],
+        2,
+        &["epoch 32472144000000 ms (Unix) is too late", "2554-07-21"],
     );
     fails_with(
         &["decode", "-l", "order=nts", "1"],
@@ -533,7 +587,8 @@ fn out_of_range_values_fail_with_the_allowed_range() {
         2,
         &["not a valid time"],
     );
-    fails_with(&["gen", "-n", "lots"], 2, &["invalid value 'lots'"]);
+    fails_with(&["gen", "-n", "lots"], 2, &["'lots' is not a number"]);
+    fails_with(&["gen", "-n", "+5"], 2, &["'+5' is not a number"]);
 }
 
 #[test]
@@ -568,4 +623,347 @@ fn help_documents_the_layout_spec_detection_and_exit_status() {
         "{decode}"
     );
     assert!(ok(&["--version"]).contains(env!("CARGO_PKG_VERSION")));
+}
+
+// ---------------------------------------------------------------------------------------
+// Interop: upstream vectors through the command line.
+
+#[test]
+fn bwmarrin_forms_are_named_encodings_never_guessed() {
+    // bwmarrin/snowflake's README: Base64() of 1283328784765816832.
+    let classic = "MTI4MzMyODc4NDc2NTgxNjgzMg==";
+    let d = &decode_json(&["--from", "bwmarrin-base64", classic])[0];
+    assert_eq!(d["id"], "1283328784765816832");
+    assert_eq!(d["encoding"], "bwmarrin-base64");
+    // Its TestBase64 and TestBytes texts.
+    let d = &decode_json(&["--from", "bwmarrin-base64", "MTExNjgxOTQ5NDY2MDk5NzEyMA=="])[0];
+    assert_eq!(d["id"], "1116819494660997120");
+    let d = &decode_json(&["--from", "bwmarrin-bytes", "1116821679570419712"])[0];
+    assert_eq!(d["id"], "1116821679570419712");
+    fails_with(
+        &[
+            "decode",
+            "--from",
+            "bwmarrin-base64",
+            "MTExNjgxOTQ5NDY2MDk5NzEyMA",
+        ],
+        2,
+        &["not a multiple of 4"],
+    );
+    // Not detected, nor read as the value's base64, but named in the error.
+    for args in [
+        vec!["decode", classic],
+        vec!["decode", "--from", "base64", classic],
+    ] {
+        fails_with(&args, 2, &["--from bwmarrin-base64", "1283328784765816832"]);
+    }
+    // Written, as bwmarrin writes them.
+    let t = "2020-07-15T09:13:20.041Z";
+    let text = ok(&[
+        "compose",
+        "--time",
+        t,
+        "--node",
+        "1",
+        "-f",
+        "bwmarrin-base64",
+    ]);
+    assert_eq!(text.trim(), classic);
+    let text = ok(&[
+        "compose",
+        "--time",
+        t,
+        "--node",
+        "1",
+        "-f",
+        "bwmarrin-bytes",
+    ]);
+    assert_eq!(text.trim(), "1283328784765816832");
+}
+
+#[test]
+fn upstream_vectors_decode_and_compose() {
+    // Discord's docs: 175928847299117063 is 2016-04-30T11:18:25.796Z, worker 1, process 0,
+    // increment 7 (node = worker << 5 | process).
+    let d = &decode_json(&["-l", "discord", "175928847299117063"])[0];
+    assert_eq!(d["time"], "2016-04-30T11:18:25.796Z");
+    assert_eq!(
+        (d["node"].as_u64(), d["sequence"].as_u64()),
+        (Some(32), Some(7))
+    );
+    let again = ok(&[
+        "compose",
+        "-l",
+        "discord",
+        "--time",
+        "2016-04-30T11:18:25.796Z",
+        "--node",
+        "32",
+        "--sequence",
+        "7",
+    ]);
+    assert_eq!(again.trim(), "175928847299117063");
+    // Twitter: a tweet ID, and IdWorkerSpec's masks (datacenter bits 17..21, worker bits
+    // 12..16; node = datacenter << 5 | worker).
+    let d = &decode_json(&["1541815603606036480"])[0];
+    assert_eq!(d["time"], "2022-06-28T16:07:40.105Z");
+    assert_eq!(
+        (d["node"].as_u64(), d["sequence"].as_u64()),
+        (Some(378), Some(0))
+    );
+    let id: u64 = ok(&[
+        "compose",
+        "--time",
+        "1700000000000",
+        "--node",
+        &(31 << 5).to_string(),
+    ])
+    .trim()
+    .parse()
+    .unwrap();
+    assert_eq!(((id & 0x3E_0000) >> 17, (id & 0x1_F000) >> 12), (31, 0));
+    assert_eq!(id >> 22, 1_700_000_000_000 - 1_288_834_974_657);
+    // Mastodon: unix_ms << 16 | sequence.
+    let id = ok(&[
+        "compose",
+        "-l",
+        "mastodon",
+        "--time",
+        "1575776913849",
+        "--sequence",
+        "40911",
+    ]);
+    assert_eq!(
+        id.trim(),
+        (1_575_776_913_849_u64 << 16 | 40_911).to_string()
+    );
+    // sonyflake with a start time 5 ms off its 10 ms grid: Go's elapsed time is
+    // t/unit - start/unit = 1304640000; counting from the start would give 1304639999.
+    let spec = "base=sonyflake,epoch=2023-01-01T00:00:00.005Z";
+    let id = ok(&[
+        "compose",
+        "-l",
+        spec,
+        "--time",
+        "2023-06-01T00:00:00Z",
+        "--node",
+        "300",
+    ]);
+    let d = &decode_json(&["-l", spec, id.trim()])[0];
+    assert_eq!(d["ticks"], 1_304_640_000_u64);
+    assert_eq!(d["time"], "2023-06-01T00:00:00.000Z");
+    assert_eq!(d["node"], 300);
+    let epoch_grid = format!("{spec},grid=epoch");
+    let id = ok(&[
+        "compose",
+        "-l",
+        &epoch_grid,
+        "--time",
+        "2023-06-01T00:00:00Z",
+    ]);
+    let d = &decode_json(&["-l", &epoch_grid, id.trim()])[0];
+    assert_eq!(d["ticks"], 1_304_639_999_u64);
+    // sonyflake v2's default start time.
+    let d = &decode_json(&["-l", "sonyflake-v2", "--from", "hex", "0"])[0];
+    assert_eq!(d["time"], "2025-01-01T00:00:00.000Z");
+}
+
+#[test]
+fn an_expired_layout_fails_to_mint_by_name_and_its_ids_still_decode() {
+    // 28 bits of seconds from 2016-05-20 (Baidu's uid-generator): full since 2024-11-20.
+    let spec = "time=28,node=22,seq=13,unit=1s,epoch=2016-05-20T00:00:00Z";
+    fails_with(
+        &["gen", "-l", spec],
+        2,
+        &[
+            "layout custom expired on 2024-11-20T21:24:16.000Z",
+            "still decode",
+        ],
+    );
+    let id = ok(&[
+        "compose",
+        "-l",
+        spec,
+        "--time",
+        "2020-01-01T00:00:00Z",
+        "--node",
+        "3",
+    ]);
+    let d = &decode_json(&["-l", spec, id.trim()])[0];
+    assert_eq!(d["time"], "2020-01-01T00:00:00.000Z");
+    assert_eq!(d["node"], 3);
+}
+
+#[test]
+fn node_numbers_follow_one_rule_everywhere() {
+    for bad in [" 7", "07", "+7", "7 ", "0x7"] {
+        let stderr = fails(
+            snowmint()
+                .env("SNOWMINT_NODE", bad)
+                .args(["gen", "--node-from", "env"]),
+            2,
+        );
+        assert!(stderr.contains("not a node number"), "{bad:?}: {stderr}");
+        fails_with(&["gen", "--node", bad], 2, &["is not a node number"]);
+    }
+    let out = snowmint()
+        .env("SNOWMINT_NODE", "7")
+        .args(["gen", "--node-from", "env"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+}
+
+/// Checks a stderr of bad-ID reports: valid UTF-8, no control characters but line ends,
+/// every line an `error: line N:` report, and small.
+fn check_reports(stderr: &[u8], max_bytes: usize) -> String {
+    let text = String::from_utf8(stderr.to_vec()).expect("stderr is UTF-8");
+    assert!(text.len() <= max_bytes, "{} bytes of stderr", text.len());
+    assert!(
+        !text.chars().any(|c| c.is_control() && c != '\n'),
+        "raw control characters in {text:?}"
+    );
+    for line in text.lines() {
+        assert!(line.starts_with("error: line "), "{line}");
+    }
+    text
+}
+
+#[test]
+fn decode_survives_binary_control_bytes_and_huge_lines() {
+    let good = ok(&["gen", "-n", "2"]);
+    let (first, second) = good.trim().split_once('\n').unwrap();
+    let mut input = Vec::new();
+    input.extend_from_slice(first.as_bytes());
+    input.push(b'\n');
+    // Line 2: not UTF-8. Line 3: terminal escapes. Line 4: 10 MB without a break. Line 5:
+    // every byte value. Line 6: a good ID after all that.
+    input.extend_from_slice(b"\xff\xfe\xfd garbage\xc3\n");
+    input.extend_from_slice(b"\x1b[2J\x1b]0;pwned\x07 \x1b[31mred\n");
+    input.extend(std::iter::repeat_n(b'7', 10_000_000));
+    input.push(b'\n');
+    input.extend((0..=255_u8).filter(|&b| b != b'\n'));
+    input.push(b'\n');
+    input.extend_from_slice(second.as_bytes());
+    input.push(b'\n');
+    let out = snowmint()
+        .arg("decode")
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // Both good IDs decoded, in order, around the bad lines.
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let ids: Vec<&str> = stdout
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(ids, [format!("id={first}"), format!("id={second}")]);
+    let stderr = check_reports(&out.stderr, 16 * 1024);
+    for (line, part) in [
+        (2, r"'\xff\xfe\xfd' is not an ID"),
+        (2, "byte 0xff at offset 0 is not UTF-8"),
+        (2, r"'garbage\xc3'"),
+        (3, r"'\u{1b}[2J\u{1b}]0;pwned\u{7}'"),
+        (3, r"'\u{1b}[31mred'"),
+        (4, "(10000000 bytes) is too long to be an ID"),
+        (5, r"'\0\u{1}\u{2}"),
+    ] {
+        assert!(
+            stderr
+                .lines()
+                .any(|l| l.starts_with(&format!("error: line {line}: ")) && l.contains(part)),
+            "no line {line} report with {part:?} in {stderr}"
+        );
+    }
+    // No report echoes more than a short, cut piece of its input.
+    assert!(stderr.lines().all(|l| l.len() < 600), "{stderr}");
+}
+
+#[test]
+fn decode_reports_at_most_ten_bad_ids_per_line() {
+    let line = "x! ".repeat(10_000);
+    let out = snowmint()
+        .arg("decode")
+        .write_stdin(format!("{line}\n1541815603606036480\n"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 1);
+    let stderr = check_reports(&out.stderr, 4 * 1024);
+    assert_eq!(stderr.lines().count(), 11, "{stderr}");
+    assert!(
+        stderr.ends_with("error: line 1: 9990 more bad IDs on this line not shown\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn decode_arguments_that_are_not_utf8_are_bad_ids_too() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    let good = ok(&["gen"]);
+    let out = snowmint()
+        .arg("decode")
+        .arg(OsStr::from_bytes(b"\xff1"))
+        .arg(good.trim())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 1);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.starts_with(r"error: '\xff1' is not an ID"),
+        "{stderr}"
+    );
+    // Other arguments that are not UTF-8 are refused by name, escaped.
+    let out = snowmint()
+        .args(["gen", "-l"])
+        .arg(OsStr::from_bytes(b"\x1b[2J\xff"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains(r"'\u{1b}[2J\xff' is not UTF-8 text"),
+        "{stderr}"
+    );
+}
+
+/// Memory is bounded per line: a line far longer than any ID is not held. Checked on
+/// Linux by reading the process's peak resident set while it waits for more input after a
+/// 64 MiB line.
+#[cfg(target_os = "linux")]
+#[test]
+fn decode_holds_a_bounded_amount_of_any_line() {
+    use std::io::Write;
+
+    let mut child = StdCommand::new(cargo_bin!("snowmint"))
+        .arg("decode")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let chunk = vec![b'7'; 1 << 20];
+    for _ in 0..64 {
+        stdin.write_all(&chunk).unwrap();
+    }
+    stdin.flush().unwrap();
+    // The pipe holds at most 64 KiB: the tool has read all but that much of the line.
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let peak_kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("(67108864 bytes) is too long"), "{stderr}");
+    // The binary and its libraries take a few MiB; the line was 64 MiB.
+    assert!(peak_kib < 32 * 1024, "peak resident set {peak_kib} KiB");
 }

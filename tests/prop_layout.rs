@@ -11,7 +11,7 @@ use std::time::Duration;
 use layout_props::{check, EpochInput, LayoutInput};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
-use snowmint::{Layout, Order};
+use snowmint::{Layout, Order, TimeGrid};
 
 fn bits() -> impl Strategy<Value = u8> {
     // Mostly widths that can fit; sometimes anything at all.
@@ -42,6 +42,14 @@ fn epoch() -> impl Strategy<Value = Option<EpochInput>> {
     ]
 }
 
+fn grid() -> impl Strategy<Value = Option<TimeGrid>> {
+    prop_oneof![
+        Just(None),
+        Just(Some(TimeGrid::Epoch)),
+        Just(Some(TimeGrid::Unix))
+    ]
+}
+
 fn input() -> impl Strategy<Value = LayoutInput> {
     (
         bits(),
@@ -49,11 +57,12 @@ fn input() -> impl Strategy<Value = LayoutInput> {
         bits(),
         prop::option::of(bits()),
         any::<bool>(),
+        grid(),
         unit(),
         epoch(),
     )
         .prop_map(
-            |(time_bits, node_bits, sequence_bits, max_bits, o, unit, epoch)| LayoutInput {
+            |(time_bits, node_bits, sequence_bits, max_bits, o, grid, unit, epoch)| LayoutInput {
                 time_bits,
                 node_bits,
                 sequence_bits,
@@ -63,6 +72,7 @@ fn input() -> impl Strategy<Value = LayoutInput> {
                 } else {
                     Order::TimeSequenceNode
                 },
+                grid,
                 unit,
                 epoch,
             },
@@ -76,10 +86,11 @@ fn valid_input() -> impl Strategy<Value = LayoutInput> {
         any::<u8>(),
         any::<u8>(),
         any::<bool>(),
+        grid(),
         unit(),
         epoch(),
     )
-        .prop_map(|(t, a, b, o, unit, epoch)| {
+        .prop_map(|(t, a, b, o, grid, unit, epoch)| {
             let left = 64 - t;
             let n = a % (left + 1);
             let s = b % (left - n + 1);
@@ -93,6 +104,7 @@ fn valid_input() -> impl Strategy<Value = LayoutInput> {
                 } else {
                     Order::TimeSequenceNode
                 },
+                grid,
                 unit: unit.map(|u| u.min(Duration::from_nanos(u64::MAX))),
                 epoch,
             }
@@ -137,6 +149,7 @@ fn presets_round_trip_every_field() {
             sequence_bits: layout.sequence_bits(),
             max_bits: Some(layout.max_bits()),
             order: layout.order(),
+            grid: Some(layout.time_grid()),
             unit: Some(layout.unit()),
             epoch: Some(EpochInput::Nanos(layout.epoch_unix_nanos())),
         };
@@ -158,8 +171,41 @@ fn an_epoch_of_1970_still_refuses_earlier_times() {
         sequence_bits: 12,
         max_bits: None,
         order: Order::TimeNodeSequence,
+        grid: None,
         unit: None,
         epoch: Some(EpochInput::Nanos(0)),
     };
     check(&input, &[(0, 0, 0)], &[0]);
+}
+
+#[test]
+fn unaligned_epochs_and_units_follow_the_grid_rule() {
+    // Epochs off the unit grid by a little, by a lot and by all but one nanosecond, with
+    // units that do and do not divide a second, on both grids.
+    for grid in [TimeGrid::Epoch, TimeGrid::Unix] {
+        for unit in [1_000_000_u64, 10_000_000, 7_000_003, 999_999_937] {
+            for epoch in [
+                1_672_531_200_005_000_000_u64,
+                1_672_531_200_000_000_001,
+                1_672_531_200_000_000_000 + unit - 1,
+                1_409_529_600_000_000_000,
+            ] {
+                let input = LayoutInput {
+                    time_bits: 39,
+                    node_bits: 16,
+                    sequence_bits: 8,
+                    max_bits: None,
+                    order: Order::TimeSequenceNode,
+                    grid: Some(grid),
+                    unit: Some(Duration::from_nanos(unit)),
+                    epoch: Some(EpochInput::Nanos(epoch)),
+                };
+                check(
+                    &input,
+                    &[(0, 1, 2), (1, 0, 0), (12_345_678, 3, 4), (u64::MAX, 0, 0)],
+                    &[0, 1 << 24, u64::MAX],
+                );
+            }
+        }
+    }
 }

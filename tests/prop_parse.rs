@@ -34,14 +34,37 @@ fn near_valid_text() -> impl Strategy<Value = String> {
         "[ybndrfg8ejkmcpqxot1uwisza345h769]{0,14}",
         "[0-9a-z]{0,14}",
         "[0-9é€😀\u{0}]{0,8}",
+        "[A-Za-z0-9+/=]{0,30}",
+        // bwmarrin's base64 of digit strings, maybe off by one symbol.
+        "[0-9]{1,21}".prop_map(|d| base64_std(d.as_bytes())),
     ]
+}
+
+/// Standard padded base64, for test inputs.
+fn base64_std(data: &[u8]) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for block in data.chunks(3) {
+        let n = block
+            .iter()
+            .enumerate()
+            .fold(0_u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            out.push(if i <= block.len() {
+                char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize])
+            } else {
+                '='
+            });
+        }
+    }
+    out
 }
 
 /// Texts of real IDs, maybe with one character changed, added or removed.
 fn mutated_encoding() -> impl Strategy<Value = String> {
     (
         any::<u64>(),
-        0_usize..7,
+        0_usize..Encoding::ALL.len(),
         0_usize..4,
         any::<usize>(),
         any::<char>(),
@@ -98,7 +121,16 @@ proptest! {
     }
 
     #[test]
-    fn any_bytes_parse_only_at_length_8(bytes in prop::collection::vec(any::<u8>(), 0..12)) {
+    fn any_bytes_parse_as_the_rules_say(bytes in prop::collection::vec(any::<u8>(), 0..32)) {
+        check_bytes(&bytes);
+    }
+
+    #[test]
+    fn near_valid_bytes_parse_as_the_rules_say(text in near_valid_text(), at in any::<usize>(), byte in 0x80_u8..) {
+        // A text with one byte that may break its UTF-8.
+        let mut bytes = text.into_bytes();
+        let at = at % (bytes.len() + 1);
+        bytes.insert(at, byte);
         check_bytes(&bytes);
     }
 }
@@ -184,4 +216,32 @@ fn the_reference_matches_the_documented_examples() {
         Err(ParseErrorKind::NonZeroPadding)
     );
     assert_eq!(ok("", Encoding::Hex), Err(ParseErrorKind::Empty));
+    // bwmarrin/snowflake's README and TestBase64.
+    assert_eq!(
+        ok("MTI4MzMyODc4NDc2NTgxNjgzMg==", Encoding::BwmarrinBase64),
+        Ok(1_283_328_784_765_816_832)
+    );
+    assert_eq!(
+        ok("MTExNjgxOTQ5NDY2MDk5NzEyMA", Encoding::BwmarrinBase64),
+        Err(ParseErrorKind::LengthNotMultiple {
+            len: 26,
+            multiple: 4
+        })
+    );
+    assert_eq!(ok("MA==", Encoding::BwmarrinBase64), Ok(0));
+    assert_eq!(
+        ok("MB==", Encoding::BwmarrinBase64),
+        Err(ParseErrorKind::NonZeroPadding)
+    );
+    assert_eq!(
+        reference_parse(b"12\xff".as_slice(), Encoding::BwmarrinBytes).unwrap(),
+        Err(ParseErrorKind::InvalidByte {
+            byte: 0xff,
+            index: 2
+        })
+    );
+    assert_eq!(
+        reference_parse(b"\xc3\xa9".as_slice(), Encoding::Decimal).unwrap(),
+        Err(ParseErrorKind::InvalidChar { ch: 'é', index: 0 })
+    );
 }

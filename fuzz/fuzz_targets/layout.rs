@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use snowmint::Order;
+use snowmint::{Order, TimeGrid};
 
 use layout_props::{check, EpochInput, LayoutInput};
 
@@ -39,6 +39,11 @@ fn input(u: &mut Unstructured) -> Result<LayoutInput> {
             Order::TimeNodeSequence
         } else {
             Order::TimeSequenceNode
+        },
+        grid: match u.int_in_range(0..=2)? {
+            0 => None,
+            1 => Some(TimeGrid::Epoch),
+            _ => Some(TimeGrid::Unix),
         },
         unit: if u.arbitrary()? {
             Some(duration(u)?)

@@ -1,5 +1,6 @@
-//! `Id::parse_bytes` on arbitrary bytes: never panics, parses exactly 8 bytes as the
-//! big-endian value and refuses every other length with the length. The properties are
+//! `Id::parse` on arbitrary bytes in every encoding (bwmarrin's `Bytes()` form included):
+//! never panics, agrees with the reference, reports bytes that are not UTF-8 as such; and 8
+//! bytes convert to the big-endian value and back. The properties are
 //! `tests/support/parse_props.rs`, shared with `tests/prop_parse.rs`.
 #![no_main]
 

@@ -15,7 +15,7 @@ use common::{assert_increasing, assert_unique, clock, explore, layout, tick_of, 
 use loom::sync::atomic::{AtomicU64, Ordering};
 use loom::sync::Arc;
 use loom::thread;
-use snowmint::{Clock, Generator, Id, Layout, ManualClock};
+use snowmint::{Clock, Generator, Id, Layout, ManualClock, Parts};
 
 /// 8 IDs per tick: the 4 IDs of the model never run out of sequence numbers, even in the
 /// broken generator (whose sequence reaches at most 4).
@@ -71,12 +71,28 @@ impl Mint for SplitState {
                 {
                     // Too late: another thread may already have taken a number in `now`.
                     self.sequence.store(0, Ordering::SeqCst);
-                    return LAYOUT.compose(now, NODE, 0).unwrap();
+                    return LAYOUT
+                        .compose(
+                            now,
+                            Parts {
+                                node: NODE,
+                                sequence: 0,
+                            },
+                        )
+                        .unwrap();
                 }
                 continue;
             }
             let sequence = self.sequence.fetch_add(1, Ordering::SeqCst) + 1;
-            return LAYOUT.compose(last, NODE, sequence).unwrap();
+            return LAYOUT
+                .compose(
+                    last,
+                    Parts {
+                        node: NODE,
+                        sequence: sequence,
+                    },
+                )
+                .unwrap();
         }
     }
 }

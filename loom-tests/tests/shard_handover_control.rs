@@ -17,7 +17,7 @@ use common::{assert_unique, explore, layout, LEASE_TRIES, START_TICK};
 use loom::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use loom::sync::Arc;
 use loom::thread;
-use snowmint::{Id, Layout};
+use snowmint::{Id, Layout, Parts};
 
 /// 4 IDs per tick: the two holders' four IDs fit.
 const LAYOUT: Layout = layout(2);
@@ -48,7 +48,17 @@ impl Slot {
                 // Relaxed: as the library, relying on `take` and `give_back` to publish it.
                 let issued = self.issued.load(Ordering::Relaxed);
                 let ids = (issued..issued + 2)
-                    .map(|sequence| LAYOUT.compose(START_TICK, 0, sequence).unwrap())
+                    .map(|sequence| {
+                        LAYOUT
+                            .compose(
+                                START_TICK,
+                                Parts {
+                                    node: 0,
+                                    sequence: sequence,
+                                },
+                            )
+                            .unwrap()
+                    })
                     .collect();
                 // Relaxed: as the library, published (or not) by the store below.
                 self.issued.store(issued + 2, Ordering::Relaxed);

@@ -5,14 +5,14 @@
 
 use super::encoded::EncodedId;
 use super::error::{ParseErrorKind, ParseIdError};
-use super::radix::{alphabet, decode_table, invalid_char, INVALID};
-use super::Encoding;
+use super::scheme::Encoding;
+use super::table::{alphabet, decode_table, INVALID};
 
 /// The URL-safe alphabet of RFC 4648 §5.
-pub(crate) const ALPHABET: &[u8; 64] = alphabet::<64>(Encoding::Base64);
+const ALPHABET: &[u8; 64] = alphabet::<64>(Encoding::Base64);
 
 /// The length of every base64 ID.
-pub(crate) const LEN: usize = 11;
+const LEN: usize = 11;
 
 static TABLE: [u8; 256] = decode_table(ALPHABET);
 
@@ -35,12 +35,11 @@ pub(crate) fn encode(value: u64) -> EncodedId {
 /// When several rules are broken the error reports, in this order: empty input, the
 /// length, the first byte outside the alphabet, the padding bits.
 #[inline]
-pub(crate) fn decode(text: &str) -> Result<u64, ParseIdError> {
-    let bytes = text.as_bytes();
+pub(crate) fn decode(bytes: &[u8]) -> Result<u64, ParseIdError> {
     if bytes.is_empty() {
         return Err(ParseIdError::new(Encoding::Base64, ParseErrorKind::Empty));
     }
-    let Ok(bytes) = <&[u8; LEN]>::try_from(bytes) else {
+    let Ok(exact) = <&[u8; LEN]>::try_from(bytes) else {
         return Err(ParseIdError::new(
             Encoding::Base64,
             ParseErrorKind::InvalidLength {
@@ -50,10 +49,10 @@ pub(crate) fn decode(text: &str) -> Result<u64, ParseIdError> {
         ));
     };
     let mut acc: u64 = 0;
-    for (i, &byte) in bytes.iter().enumerate() {
+    for (i, &byte) in exact.iter().enumerate() {
         let digit = TABLE[usize::from(byte)];
         if digit == INVALID {
-            return Err(invalid_char(Encoding::Base64, text, i));
+            return Err(ParseIdError::invalid_at(Encoding::Base64, bytes, i));
         }
         // 11 * 6 = 66 bits: the first 10 digits (60 bits) fit, the last adds 4 value bits.
         acc = if i < LEN - 1 {

@@ -5,7 +5,7 @@ use core::fmt;
 use core::hash::{Hash, Hasher};
 use core::ops::Deref;
 
-/// The text of an [`Id`](crate::Id) in some [`Encoding`](crate::Encoding), held in a
+/// The text of an [`Id`](crate::id::Id) in some [`Encoding`](super::scheme::Encoding), held in a
 /// 64-byte stack buffer: encoding never allocates.
 ///
 /// It derefs to [`str`], so every `&str` method works on it, and compares equal to the
@@ -14,9 +14,9 @@ use core::ops::Deref;
 /// `String`.
 ///
 /// ```
-/// use snowmint::{EncodedId, Id};
+/// use snowmint::{EncodedId, Encoding, Id};
 ///
-/// let text: EncodedId = Id::from_u64(1_428_076_403_798_048_768).to_base58();
+/// let text: EncodedId = Id::from_u64(1_428_076_403_798_048_768).encode(Encoding::Base58);
 /// assert_eq!(text, "4jgmnx8Js8A");
 /// assert_eq!(text.len(), 11);
 /// assert_eq!(format!("{text} {text:?}"), "4jgmnx8Js8A \"4jgmnx8Js8A\"");
@@ -47,7 +47,7 @@ impl EncodedId {
     /// The encoded text.
     ///
     /// ```
-    /// let text = snowmint::Id::from_u64(255).to_hex();
+    /// let text = snowmint::Id::from_u64(255).encode(snowmint::Encoding::Hex);
     /// let s: &str = text.as_str();
     /// assert_eq!(s, "ff");
     /// ```

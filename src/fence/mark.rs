@@ -7,6 +7,7 @@ use crate::clock::Clock;
 use crate::error::LayoutError;
 use crate::id::Id;
 use crate::layout::Layout;
+use crate::parts::Parts;
 use crate::source::IdSource;
 
 /// Nanoseconds to milliseconds, rounded up: a mark at or after the time.
@@ -23,13 +24,21 @@ fn tick_at(layout: &Layout, unix_millis: u64) -> Result<Option<u64>, LayoutError
     }
 }
 
+/// The node and sequence fields full: with a tick, the last ID of that tick.
+fn last_parts(layout: &Layout) -> Parts {
+    Parts {
+        node: layout.max_node(),
+        sequence: layout.max_sequence(),
+    }
+}
+
 /// The greatest ID value with a time at or before `unix_millis`'s tick (the node and
 /// sequence fields full: the time field is on top, so a larger value has a later tick).
 /// 0 before the epoch; `u64::MAX` past the expiry.
 pub(crate) fn high_id(layout: &Layout, unix_millis: u64) -> u64 {
     match tick_at(layout, unix_millis) {
         Ok(Some(t)) => layout
-            .compose(t, layout.max_node(), layout.max_sequence())
+            .compose(t, last_parts(layout))
             .map_or(u64::MAX, Id::to_u64),
         Ok(None) => 0,
         Err(_) => u64::MAX,
@@ -43,11 +52,10 @@ pub(crate) fn resume_after(
     layout: &Layout,
     floor_unix_millis: u64,
 ) -> Result<Option<Id>, LayoutError> {
-    Ok(tick_at(layout, floor_unix_millis)?.and_then(|t| {
-        layout
-            .compose(t, layout.max_node(), layout.max_sequence())
-            .ok()
-    }))
+    Ok(
+        tick_at(layout, floor_unix_millis)?
+            .and_then(|t| layout.compose(t, last_parts(layout)).ok()),
+    )
 }
 
 /// The least ID value of a later tick than `floor_unix_millis`'s (0 without a floor).
@@ -68,7 +76,7 @@ pub(crate) fn behind<S: IdSource>(source: &S, floor_unix_millis: u64) -> Duratio
     let Ok(Some(tick)) = tick_at(layout, floor_unix_millis) else {
         return Duration::ZERO;
     };
-    let next = (tick as u128 + 1) * layout.unit_nanos() as u128 + layout.epoch_unix_nanos() as u128;
+    let next = layout.tick_start_unix_nanos(tick) + u128::from(layout.unit_nanos());
     let now = source.clock().now_unix_nanos() as u128;
     Duration::from_nanos(u64::try_from(next.saturating_sub(now)).unwrap_or(u64::MAX))
 }
@@ -110,9 +118,9 @@ pub(crate) fn wait_past<S: IdSource, E>(
 
 #[cfg(test)]
 mod tests {
-    use super::{ceil_millis, high_id, low_id};
-    use crate::id::Id;
+    use super::{ceil_millis, high_id, last_parts, low_id};
     use crate::layout::Layout;
+    use crate::parts::Parts;
 
     #[test]
     fn marks_round_up_and_bounds_cover_exactly_their_tick() {
@@ -122,10 +130,10 @@ mod tests {
         assert_eq!(ceil_millis(1_000_001), 2);
         let l = Layout::SONYFLAKE; // 10 ms ticks
         let at = l.epoch_unix_millis() + 1_234; // inside tick 123
-        let high = Id::from_u64(high_id(&l, at));
+        let high = crate::id::Id::from_u64(high_id(&l, at));
         assert_eq!(l.decode(high).ticks(), 123);
-        let last_of_tick = l.compose(123, l.max_node(), l.max_sequence()).unwrap();
-        let first_of_next = l.compose(124, 0, 0).unwrap();
+        let last_of_tick = l.compose(123, last_parts(&l)).unwrap();
+        let first_of_next = l.compose(124, Parts::default()).unwrap();
         assert!(last_of_tick <= high && first_of_next > high);
         assert_eq!(high_id(&l, 0), 0, "before the epoch nothing may be issued");
         let low = low_id(&l, Some(at)).unwrap();

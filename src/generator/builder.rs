@@ -148,13 +148,27 @@ impl<C: Clock> GeneratorBuilder<C> {
         }
     }
 
-    /// Checks the node against the layout and builds the generator.
+    /// Checks the node against the layout, and that the layout has not expired by the
+    /// clock, and builds the generator.
     ///
     /// ```
+    /// use std::time::Duration;
     /// use snowmint::{Field, Generator, Layout, LayoutError};
     /// let err = Generator::builder(Layout::JS53).node(16).build().unwrap_err();
     /// assert_eq!(err, LayoutError::FieldOutOfRange { field: Field::Node, value: 16, max: 15 });
     /// assert_eq!(err.to_string(), "node 16 is out of range: allowed 0 to 15");
+    ///
+    /// // 28 bits of seconds from 2016-05-20 (Baidu's uid-generator): full on 2024-11-20.
+    /// let baidu = Layout::builder()
+    ///     .time_bits(28)
+    ///     .node_bits(22)
+    ///     .sequence_bits(13)
+    ///     .unit(Duration::from_secs(1))
+    ///     .epoch_unix_millis(1_463_673_600_000)
+    ///     .build()?;
+    /// let err = Generator::builder(baidu).build().unwrap_err();
+    /// assert!(matches!(err, LayoutError::Expired { expiry_unix_millis: 1_732_109_056_000, .. }));
+    /// # Ok::<(), LayoutError>(())
     /// ```
     pub fn build(self) -> Result<Generator<C>, LayoutError> {
         let layout = self.layout;
@@ -165,7 +179,22 @@ impl<C: Clock> GeneratorBuilder<C> {
                 max: layout.max_node(),
             });
         }
+        self.check_not_expired()?;
         Ok(Generator::from_parts(self.into_parts()))
+    }
+
+    /// [`LayoutError::Expired`] when the layout's expiry is at or before the clock's now:
+    /// such a generator could never mint, so it is refused by name when built rather than
+    /// failing on every call.
+    pub(crate) fn check_not_expired(&self) -> Result<(), LayoutError> {
+        let now = self.clock.now_unix_nanos();
+        if u128::from(now) >= self.layout.expiry_unix_nanos() {
+            return Err(LayoutError::Expired {
+                expiry_unix_millis: self.layout.expiry_unix_millis(),
+                now_unix_millis: now / 1_000_000,
+            });
+        }
+        Ok(())
     }
 
     /// The minter, the node (unchecked) and the state to resume after, if any.

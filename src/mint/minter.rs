@@ -125,9 +125,8 @@ impl<C: Clock> Minter<C> {
         let now = self.clock.recent_unix_nanos();
         let current = cell.get();
         let tick = current >> self.rules.sequence_bits;
-        let unit = self.layout.unit_nanos();
-        // No overflow: the tick is at most the last one, whose start fits (tick_starts_fit).
-        let start = self.layout.epoch_unix_nanos() + tick * unit;
+        // Exact: the tick is at most the last one, whose start fits in u64 (tick_starts_fit).
+        let start = self.layout.tick_start_unix_nanos(tick) as u64;
         let window = self.window(tick, start)?;
         let next = window.next(current, now, self.refresh_mask)?;
         cell.replace(current, next).ok()?;
@@ -194,7 +193,8 @@ impl<C: Clock> Minter<C> {
             tick,
             start,
             self.layout.unit_nanos(),
-            self.layout.epoch_unix_nanos(),
+            // Tick 0 starts at the epoch, or on the Unix grid up to a unit before it.
+            self.layout.tick_start_unix_nanos(0) as u64,
             &self.rules,
         )
     }
@@ -293,17 +293,15 @@ impl<C: Clock> Minter<C> {
         }
     }
 
-    /// Clock nanoseconds to ticks since the epoch; `None` before the epoch.
+    /// Clock nanoseconds to ticks, on the layout's time grid; `None` before the first tick.
     #[inline(always)]
     fn ticks(&self, now_nanos: u64) -> Option<u64> {
-        let since = now_nanos.checked_sub(self.layout.epoch_unix_nanos())?;
-        Some(self.layout.ticks_from_epoch_nanos(since))
+        self.layout.tick_of_unix_nanos(now_nanos)
     }
 
     /// Where `tick` starts, in clock nanoseconds, if that fits in 64 bits.
     fn tick_start(&self, tick: u64) -> Option<u64> {
-        tick.checked_mul(self.layout.unit_nanos())?
-            .checked_add(self.layout.epoch_unix_nanos())
+        u64::try_from(self.layout.tick_start_unix_nanos(tick)).ok()
     }
 
     /// The ID of `state` for the node whose bits, in place, are `node_bits`.
@@ -314,8 +312,7 @@ impl<C: Clock> Minter<C> {
 
     /// How long from `now_nanos` until the clock reaches `tick`.
     fn nanos_until(&self, tick: u64, now_nanos: u64) -> Duration {
-        let at = (tick as u128 * self.layout.unit_nanos() as u128)
-            .saturating_add(self.layout.epoch_unix_nanos() as u128);
+        let at = self.layout.tick_start_unix_nanos(tick);
         let nanos = at.saturating_sub(now_nanos as u128);
         Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
     }

@@ -114,8 +114,8 @@ pub(crate) fn last_of_tick(state: u64, sequence_bits: u8) -> u64 {
 /// states it spans: the fast rule, for a reading already known to fall in the tick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct TickWindow {
-    /// The earliest reading served: the tick's start, or the epoch when readings behind the
-    /// tick may keep minting in it ([`Rollback::Continue`](super::rollback::Rollback)).
+    /// The earliest reading served: the tick's start, or the first tick's when readings
+    /// behind the tick may keep minting in it ([`Rollback::Continue`](super::rollback::Rollback)).
     pub(crate) lower: u64,
     /// Readings in `lower..lower + span` are served: up to the tick's end. 0 serves none.
     pub(crate) span: u64,
@@ -135,22 +135,22 @@ impl TickWindow {
     };
 
     /// The window of `tick`, which starts at `start` nanoseconds (Unix) and lasts `unit`,
-    /// for a layout whose epoch is `epoch` nanoseconds; `None` if the tick's end state or
-    /// end time does not fit in 64 bits (the general path serves those).
+    /// for a layout whose first tick starts at `origin` nanoseconds; `None` if the tick's end
+    /// state or end time does not fit in 64 bits (the general path serves those).
     #[inline]
     pub(crate) fn of_tick(
         tick: u64,
         start: u64,
         unit: u64,
-        epoch: u64,
+        origin: u64,
         rules: &Rules,
     ) -> Option<TickWindow> {
         let floor = tick.checked_shl(rules.sequence_bits.into())?;
         let limit = tick_end(floor, rules.sequence_bits)?;
         let end = start.checked_add(unit)?;
         // Under Continue, `step` keeps minting in the last tick for any reading behind it (back
-        // to the epoch; before it is an error), but only while the tick is the state's.
-        let lower = if rules.continue_behind { epoch } else { start };
+        // to the first tick; before it is an error), but only while the tick is the state's.
+        let lower = if rules.continue_behind { origin } else { start };
         Some(TickWindow {
             lower,
             span: end - lower,

@@ -1,10 +1,12 @@
 //! [`EnvVar`]: the node number from an environment variable.
 
 use super::{NodeError, NodeSource};
+use crate::encoding::Encoding;
+use crate::id::Id;
 use crate::layout::Layout;
 
-/// The node number held by an environment variable, in decimal (surrounding whitespace
-/// allowed; signs, hex and empty values are errors).
+/// The node number held by an environment variable, written as [`parse_number`] reads it:
+/// plain decimal digits, nothing else (no sign, no spaces, no leading zeros, no hex).
 ///
 /// Guarantees uniqueness only as far as the deployment sets a different value in every
 /// process: a copied manifest or a scaled-up Deployment repeats it. In Kubernetes, the
@@ -15,13 +17,14 @@ use crate::layout::Layout;
 /// use snowmint::node::{EnvVar, NodeError, NodeSource};
 /// use snowmint::Layout;
 ///
-/// std::env::set_var("SNOWMINT_DOC_ENV_NODE", " 42 ");
+/// std::env::set_var("SNOWMINT_DOC_ENV_NODE", "42");
 /// assert_eq!(EnvVar::new("SNOWMINT_DOC_ENV_NODE").node(&Layout::TWITTER)?, 42);
-/// std::env::set_var("SNOWMINT_DOC_ENV_NODE", "0x2a");
+/// std::env::set_var("SNOWMINT_DOC_ENV_NODE", " 42");
 /// let err = EnvVar::new("SNOWMINT_DOC_ENV_NODE").node(&Layout::TWITTER).unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
-///     "environment variable SNOWMINT_DOC_ENV_NODE is \"0x2a\", not a node number: it must be a decimal number from 0 to 1023"
+///     "environment variable SNOWMINT_DOC_ENV_NODE is \" 42\", not a node number: it must be \
+///      plain decimal digits (no sign, spaces or leading zeros) from 0 to 1023"
 /// );
 /// # Ok::<(), NodeError>(())
 /// ```
@@ -63,7 +66,7 @@ impl NodeSource for EnvVar {
             });
         };
         let text = raw.to_string_lossy();
-        parse_decimal(text.trim()).ok_or_else(|| NodeError::EnvInvalid {
+        parse_number(&text).ok_or_else(|| NodeError::EnvInvalid {
             name: self.name.clone(),
             value: text.into_owned(),
             max,
@@ -75,34 +78,50 @@ impl NodeSource for EnvVar {
     }
 }
 
-/// A non-empty run of ASCII digits that fits in a `u64`.
-pub(super) fn parse_decimal(s: &str) -> Option<u64> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    s.parse().ok()
+/// The one rule for a node number written as text, wherever one is read (an environment
+/// variable, a StatefulSet ordinal, the command line's `--node`): plain ASCII decimal
+/// digits, without sign, spaces or leading zeros (`0` itself is fine), at most `u64::MAX`.
+/// The same canonical decimal that [`Id`](crate::id::Id)'s `FromStr` reads, so a number has
+/// one spelling.
+///
+/// ```
+/// use snowmint::node::parse_number;
+/// assert_eq!(parse_number("7"), Some(7));
+/// assert_eq!(parse_number("0"), Some(0));
+/// for refused in ["+7", " 7", "7 ", "07", "0x7", "", "18446744073709551616"] {
+///     assert_eq!(parse_number(refused), None, "{refused:?}");
+/// }
+/// ```
+pub fn parse_number(text: &str) -> Option<u64> {
+    Id::parse(text, Encoding::Decimal).ok().map(Id::to_u64)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::parse_decimal;
+    use super::parse_number;
 
     #[test]
-    fn only_plain_decimal_digits_parse() {
-        assert_eq!(parse_decimal("0"), Some(0));
-        assert_eq!(parse_decimal("007"), Some(7));
-        assert_eq!(parse_decimal("18446744073709551615"), Some(u64::MAX));
+    fn only_canonical_decimal_digits_parse() {
+        assert_eq!(parse_number("0"), Some(0));
+        assert_eq!(parse_number("7"), Some(7));
+        assert_eq!(parse_number("18446744073709551615"), Some(u64::MAX));
         for bad in [
             "",
             "+1",
             "-1",
+            " 7",
+            "7 ",
+            "\t7",
+            "7\n",
+            "07",
+            "00",
             "1.0",
             "0x10",
             "1 2",
             "18446744073709551616",
             "١",
         ] {
-            assert_eq!(parse_decimal(bad), None, "{bad:?}");
+            assert_eq!(parse_number(bad), None, "{bad:?}");
         }
     }
 }

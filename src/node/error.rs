@@ -36,7 +36,8 @@ pub enum NodeError {
         /// The largest node number of the layout.
         max: u64,
     },
-    /// The environment variable does not hold a decimal number.
+    /// The environment variable does not hold a node number as
+    /// [`parse_number`](super::parse_number) reads it.
     EnvInvalid {
         /// The variable's name.
         name: String,
@@ -97,10 +98,14 @@ impl fmt::Display for NodeError {
                 f,
                 "environment variable {name} is not set: it must hold this process's node number, 0 to {max}"
             ),
-            NodeError::EnvInvalid { name, value, max } => write!(
-                f,
-                "environment variable {name} is {value:?}, not a node number: it must be a decimal number from 0 to {max}"
-            ),
+            NodeError::EnvInvalid { name, value, max } => {
+                write!(f, "environment variable {name} is ")?;
+                quoted_prefix(f, value)?;
+                write!(
+                    f,
+                    ", not a node number: it must be plain decimal digits (no sign, spaces or leading zeros) from 0 to {max}"
+                )
+            }
             NodeError::NoPrivateIpv4 {
                 shared_allowed,
                 seen,
@@ -133,10 +138,14 @@ impl fmt::Display for NodeError {
             NodeError::Hostname { reason } => {
                 write!(f, "could not read the hostname for a StatefulSet ordinal: {reason}")
             }
-            NodeError::NoOrdinal { hostname, max } => write!(
-                f,
-                "hostname {hostname:?} is not a StatefulSet pod name: expected NAME-ORDINAL with a decimal ORDINAL from 0 to {max}"
-            ),
+            NodeError::NoOrdinal { hostname, max } => {
+                f.write_str("hostname ")?;
+                quoted_prefix(f, hostname)?;
+                write!(
+                    f,
+                    " is not a StatefulSet pod name: expected NAME-ORDINAL with a decimal ORDINAL from 0 to {max}"
+                )
+            }
             NodeError::Rejected {
                 source,
                 node,
@@ -146,6 +155,18 @@ impl fmt::Display for NodeError {
                 "node {node} from {source} was rejected by the check hook: {reason}"
             ),
         }
+    }
+}
+
+/// The longest part of a value a message quotes, in characters.
+const QUOTE_CHARS: usize = 64;
+
+/// `value` quoted and escaped as a Rust string, cut after [`QUOTE_CHARS`] characters (with
+/// the full length said), so that no value floods or rewrites a terminal.
+fn quoted_prefix(f: &mut fmt::Formatter<'_>, value: &str) -> fmt::Result {
+    match value.char_indices().nth(QUOTE_CHARS) {
+        None => write!(f, "{value:?}"),
+        Some((cut, _)) => write!(f, "{:?}... ({} bytes in all)", &value[..cut], value.len()),
     }
 }
 

@@ -1,6 +1,6 @@
 //! [`StatefulSetOrdinal`]: the node number from a Kubernetes StatefulSet pod's hostname.
 
-use super::env::parse_decimal;
+use super::env::parse_number;
 use super::{NodeError, NodeSource};
 use crate::layout::Layout;
 
@@ -102,7 +102,7 @@ impl NodeSource for StatefulSetOrdinal {
         let ordinal = label
             .rsplit_once('-')
             .filter(|(name, _)| !name.is_empty())
-            .and_then(|(_, n)| parse_decimal(n))
+            .and_then(|(_, n)| parse_number(n))
             .ok_or_else(|| NodeError::NoOrdinal {
                 hostname: label.to_string(),
                 max: layout.max_node().saturating_sub(self.offset),
@@ -167,6 +167,8 @@ mod tests {
             "-3",
             "web-3a",
             "web-+3",
+            // StatefulSet ordinals have no leading zeros: one spelling per number.
+            "web-03",
             "web--3x",
             "",
             "web-3-x",

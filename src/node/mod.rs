@@ -7,7 +7,7 @@
 //! | provider | reads | unique when |
 //! | --- | --- | --- |
 //! | [`Fixed`] | a value in code or configuration | the configuration gives each process its own |
-//! | [`EnvVar`] | a decimal environment variable | the deployment sets it per process |
+//! | [`EnvVar`] | an environment variable in decimal ([`parse_number`]) | the deployment sets it per process |
 //! | [`PrivateIpv4`] | low bits of the first private IPv4 address | the addresses differ in those bits (not guaranteed; see its docs) |
 //! | [`StatefulSetOrdinal`] | `name-N` hostname of a Kubernetes StatefulSet pod | one StatefulSet (or disjoint offsets) per node range |
 //!
@@ -30,7 +30,7 @@ mod error;
 mod hostname;
 mod ip;
 
-pub use self::env::EnvVar;
+pub use self::env::{parse_number, EnvVar};
 pub use self::error::NodeError;
 pub use self::hostname::StatefulSetOrdinal;
 pub use self::ip::PrivateIpv4;

@@ -26,7 +26,9 @@ use std::collections::HashSet;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use snowmint::{Clock, Generator, Id, Layout, ManualClock, MintError, Rollback};
+use snowmint::{
+    Clock, Generator, Id, Layout, LayoutError, ManualClock, MintError, Parts, Rollback,
+};
 
 /// How late a call may return beyond its timeout before the wait counts as unbounded. Generous
 /// because the machine may be loaded (fuzzing, parallel builds); an unbounded wait is caught
@@ -122,8 +124,37 @@ pub fn run(script: &Script) -> Stats {
     let nodes = distinct_nodes(layout.max_node(), script.generators);
     let start_after = script.start_after.map(|(t, s)| {
         let (t, s) = (t & layout.max_ticks(), s & layout.max_sequence());
-        (t, s, layout.compose(t, 0, s).unwrap())
+        (
+            t,
+            s,
+            layout
+                .compose(
+                    t,
+                    Parts {
+                        node: 0,
+                        sequence: s,
+                    },
+                )
+                .unwrap(),
+        )
     });
+    // A layout already expired by the clock is refused when a generator is built: it could
+    // never mint (LayoutError::Expired), which counts as the expired outcome.
+    let expiry = layout.tick_start_unix_nanos(layout.max_ticks()) + u128::from(layout.unit_nanos());
+    if u128::from(clock.now_unix_nanos()) >= expiry {
+        for &node in &nodes {
+            let built = Generator::builder(layout)
+                .clock(clock.clone())
+                .node(node)
+                .build();
+            assert!(
+                matches!(built, Err(LayoutError::Expired { .. })),
+                "{script:?}: {built:?}"
+            );
+            stats.expired += 1;
+        }
+        return stats;
+    }
     let mut gens: Vec<Tracked> = nodes
         .iter()
         .map(|&node| {
@@ -139,7 +170,7 @@ pub fn run(script: &Script) -> Stats {
             // Resuming after (0, 0) is no different from a fresh start.
             let last_id = start_after
                 .filter(|&(t, s, _)| (t, s) != (0, 0))
-                .map(|(t, s, _)| layout.compose(t, node, s).unwrap());
+                .map(|(t, s, _)| layout.compose(t, Parts { node, sequence: s }).unwrap());
             assert_eq!(gen.last_id(), last_id, "{script:?}");
             Tracked {
                 gen,
@@ -351,7 +382,13 @@ fn check_call(
                     Lazy(|f| write!(f, "{ctx}: #{k} {id:?} = {d:?} at clock tick {clock_tick}"));
                 assert_eq!(d.node(), t.gen.node(), "{ctx}");
                 assert_eq!(
-                    layout.compose(tick, d.node(), seq),
+                    layout.compose(
+                        tick,
+                        Parts {
+                            node: d.node(),
+                            sequence: seq
+                        }
+                    ),
                     Ok(id),
                     "{ctx}: bits outside the layout"
                 );

@@ -7,7 +7,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use snowmint::{Field, Id, Layout, LayoutBuilder, LayoutError, Order};
+use snowmint::{Field, Id, Layout, LayoutBuilder, LayoutError, Order, Parts, TimeGrid};
 
 /// How the epoch is given to the builder.
 #[derive(Debug, Clone, Copy)]
@@ -31,6 +31,8 @@ pub struct LayoutInput {
     /// `None`: the default (63).
     pub max_bits: Option<u8>,
     pub order: Order,
+    /// `None`: the default ([`TimeGrid::Epoch`]).
+    pub grid: Option<TimeGrid>,
     /// `None`: the default (1 ms).
     pub unit: Option<Duration>,
     /// `None`: the default (Twitter's).
@@ -47,6 +49,9 @@ impl LayoutInput {
             .order(self.order);
         if let Some(m) = self.max_bits {
             b = b.max_bits(m);
+        }
+        if let Some(g) = self.grid {
+            b = b.time_grid(g);
         }
         if let Some(u) = self.unit {
             b = b.unit(u);
@@ -75,13 +80,11 @@ impl LayoutInput {
         const TWITTER_EPOCH_MS: u128 = 1_288_834_974_657;
         match self.epoch {
             None => Some(TWITTER_EPOCH_MS * 1_000_000),
-            Some(EpochInput::Millis(ms)) => {
-                // Documented: past year 2554 the epoch saturates.
-                Some((ms as u128 * 1_000_000).min(u64::MAX as u128))
-            }
+            // Exact: an epoch past u64 nanoseconds (year 2554) is refused, not saturated.
+            Some(EpochInput::Millis(ms)) => Some(ms as u128 * 1_000_000),
             Some(EpochInput::Nanos(ns)) => Some(ns as u128),
             Some(EpochInput::After(d)) => match UNIX_EPOCH.checked_add(d) {
-                Some(_) => Some(d.as_nanos().min(u64::MAX as u128)),
+                Some(_) => Some(d.as_nanos()),
                 None => Some(TWITTER_EPOCH_MS * 1_000_000),
             },
             Some(EpochInput::Before(d)) => match UNIX_EPOCH.checked_sub(d) {
@@ -90,6 +93,17 @@ impl LayoutInput {
                 None => Some(TWITTER_EPOCH_MS * 1_000_000),
             },
         }
+    }
+
+    /// The start of tick 0 in Unix nanoseconds, by the documented grid rule: the epoch, or
+    /// on the Unix grid the epoch rounded down to a whole unit.
+    fn expected_origin_nanos(&self) -> Option<u128> {
+        let epoch = self.expected_epoch_nanos()?;
+        let unit = self.unit.map_or(1_000_000, |u| u.as_nanos()).max(1);
+        Some(match self.grid.unwrap_or(TimeGrid::Epoch) {
+            TimeGrid::Epoch => epoch,
+            TimeGrid::Unix => epoch / unit * unit,
+        })
     }
 
     /// Whether the documented rules accept these settings (apart from "the epoch is not in
@@ -106,12 +120,14 @@ impl LayoutInput {
             || total > max_bits
             || unit == 0
             || unit > u64::MAX as u128
+            || epoch > u64::MAX as u128
         {
             return false;
         }
-        // The expiry, epoch + 2^time_bits units, must be a u64 count of Unix milliseconds.
+        let origin = self.expected_origin_nanos().expect("after 1970");
+        // The expiry, origin + 2^time_bits units, must be a u64 count of Unix milliseconds.
         match (1_u128 << self.time_bits).checked_mul(unit) {
-            Some(span) => (span + epoch) / 1_000_000 <= u64::MAX as u128,
+            Some(span) => (span + origin) / 1_000_000 <= u64::MAX as u128,
             None => false,
         }
     }
@@ -141,6 +157,7 @@ pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
             // Every refusal explains itself, and `build` refuses too.
             assert!(!err.to_string().is_empty());
             assert!(builder.build().is_err(), "{input:?}");
+            check_refusal_names_the_rule(input, err);
             return;
         }
     };
@@ -152,6 +169,11 @@ pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
     assert_eq!(layout.sequence_bits(), input.sequence_bits, "{ctx}");
     assert_eq!(layout.max_bits(), input.max_bits.unwrap_or(63), "{ctx}");
     assert_eq!(layout.order(), input.order, "{ctx}");
+    assert_eq!(
+        layout.time_grid(),
+        input.grid.unwrap_or(TimeGrid::Epoch),
+        "{ctx}"
+    );
     assert_eq!(
         layout.unit(),
         input.unit.unwrap_or(Duration::from_millis(1)),
@@ -192,25 +214,76 @@ pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
     // Every field at its maximum: all bits of the width set, each field back intact, and the
     // three fields disjoint.
     let (mt, mn, ms) = (layout.max_ticks(), layout.max_node(), layout.max_sequence());
-    let all = layout.compose(mt, mn, ms).expect("maximal fields fit");
+    let all = layout
+        .compose(
+            mt,
+            Parts {
+                node: mn,
+                sequence: ms,
+            },
+        )
+        .expect("maximal fields fit");
     assert_eq!(all.to_u64(), mask(width), "{ctx}");
     let d = layout.decode(all);
     assert_eq!((d.ticks(), d.node(), d.sequence()), (mt, mn, ms), "{ctx}");
-    let only_t = layout.compose(mt, 0, 0).unwrap().to_u64();
-    let only_n = layout.compose(0, mn, 0).unwrap().to_u64();
-    let only_s = layout.compose(0, 0, ms).unwrap().to_u64();
+    let only_t = layout
+        .compose(
+            mt,
+            Parts {
+                node: 0,
+                sequence: 0,
+            },
+        )
+        .unwrap()
+        .to_u64();
+    let only_n = layout
+        .compose(
+            0,
+            Parts {
+                node: mn,
+                sequence: 0,
+            },
+        )
+        .unwrap()
+        .to_u64();
+    let only_s = layout
+        .compose(
+            0,
+            Parts {
+                node: 0,
+                sequence: ms,
+            },
+        )
+        .unwrap()
+        .to_u64();
     assert_eq!(only_t & only_n, 0, "{ctx}");
     assert_eq!(only_t & only_s, 0, "{ctx}");
     assert_eq!(only_n & only_s, 0, "{ctx}");
     assert_eq!(only_t | only_n | only_s, mask(width), "{ctx}");
     // The time field is on top, so IDs sort by time first.
     assert_eq!(only_t.leading_zeros(), 64 - width, "{ctx}");
-    assert_eq!(layout.compose(0, 0, 0), Ok(Id::MIN), "{ctx}");
+    assert_eq!(
+        layout.compose(
+            0,
+            Parts {
+                node: 0,
+                sequence: 0
+            }
+        ),
+        Ok(Id::MIN),
+        "{ctx}"
+    );
 
     // Out-of-range fields are refused, never truncated.
     if mt < u64::MAX {
         assert_eq!(
-            layout.compose(mt + 1, 0, 0),
+            layout.compose(
+                mt + 1,
+                Parts {
+                    node: 0,
+                    sequence: 0
+                }
+            ),
             Err(LayoutError::FieldOutOfRange {
                 field: Field::Time,
                 value: mt + 1,
@@ -221,7 +294,13 @@ pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
     }
     if mn < u64::MAX {
         assert_eq!(
-            layout.compose(0, mn + 1, 0),
+            layout.compose(
+                0,
+                Parts {
+                    node: mn + 1,
+                    sequence: 0
+                }
+            ),
             Err(LayoutError::FieldOutOfRange {
                 field: Field::Node,
                 value: mn + 1,
@@ -232,7 +311,13 @@ pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
     }
     if ms < u64::MAX {
         assert_eq!(
-            layout.compose(0, 0, ms + 1),
+            layout.compose(
+                0,
+                Parts {
+                    node: 0,
+                    sequence: ms + 1
+                }
+            ),
             Err(LayoutError::FieldOutOfRange {
                 field: Field::Sequence,
                 value: ms + 1,
@@ -242,11 +327,13 @@ pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
         );
     }
 
-    // Lifetime and expiry agree with the epoch and the width of the time field.
+    // Lifetime and expiry agree with the first tick and the width of the time field.
     let unit = layout.unit_nanos() as u128;
+    let origin = input.expected_origin_nanos().expect("valid");
+    assert_eq!(layout.tick_start_unix_nanos(0), origin, "{ctx}");
     let lifetime = (mt as u128 + 1) * unit;
     assert_eq!(layout.lifetime().as_nanos(), lifetime, "{ctx}");
-    let expiry_nanos = lifetime + layout.epoch_unix_nanos() as u128;
+    let expiry_nanos = lifetime + origin;
     assert_eq!(
         layout.expiry_unix_millis() as u128,
         expiry_nanos / 1_000_000,
@@ -258,7 +345,8 @@ pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
         expiry_nanos,
         "{ctx}"
     );
-    // The expiry is the first moment with no tick; the epoch is the first with one.
+    // The expiry is the first moment with no tick; the first tick's start is the first with
+    // one, and the epoch lies in that tick.
     assert!(
         matches!(
             layout.ticks_at(expiry),
@@ -267,7 +355,9 @@ pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
         "{ctx}"
     );
     assert_eq!(layout.ticks_at(epoch), Ok(0), "{ctx}");
-    if let Some(just_before) = epoch.checked_sub(Duration::from_nanos(1)) {
+    let first_tick = UNIX_EPOCH + Duration::from_nanos(origin as u64);
+    assert_eq!(layout.ticks_at(first_tick), Ok(0), "{ctx}");
+    if let Some(just_before) = first_tick.checked_sub(Duration::from_nanos(1)) {
         assert!(
             matches!(
                 layout.ticks_at(just_before),
@@ -281,7 +371,15 @@ pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
     // Arbitrary fields, brought into range, round-trip; compose orders by time first.
     for &(ft, fnode, fs) in fields {
         let (ft, fnode, fs) = (ft & mt, fnode & mn, fs & ms);
-        let id = layout.compose(ft, fnode, fs).expect("in-range fields fit");
+        let id = layout
+            .compose(
+                ft,
+                Parts {
+                    node: fnode,
+                    sequence: fs,
+                },
+            )
+            .expect("in-range fields fit");
         assert!(id.to_u64() <= mask(width), "{ctx}");
         let d = layout.decode(id);
         assert_eq!(
@@ -290,7 +388,15 @@ pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
             "{ctx}"
         );
         if ft < mt {
-            let later = layout.compose(ft + 1, 0, 0).unwrap();
+            let later = layout
+                .compose(
+                    ft + 1,
+                    Parts {
+                        node: 0,
+                        sequence: 0,
+                    },
+                )
+                .unwrap();
             assert!(later > id, "{ctx}: ({ft}, {fnode}, {fs})");
         }
         check_time_round_trip(&layout, id, &ctx);
@@ -305,18 +411,95 @@ pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
             "{ctx}"
         );
         let back = layout
-            .compose(d.ticks(), d.node(), d.sequence())
+            .compose(
+                d.ticks(),
+                Parts {
+                    node: d.node(),
+                    sequence: d.sequence(),
+                },
+            )
             .expect("decoded fields fit");
         assert_eq!(back.to_u64(), raw & mask(width), "{ctx}: {raw:#x}");
         check_time_round_trip(&layout, back, &ctx);
     }
 }
 
-/// The tick of an ID's time is the ID's tick, and the ID lies between the first and last
-/// IDs of that time.
+/// Why `validate` refused: the first broken rule, named (a field wider than any layout
+/// allows is named as that field, not as a total).
+fn check_refusal_names_the_rule(input: &LayoutInput, err: LayoutError) {
+    let max_bits = input.max_bits.unwrap_or(63);
+    if !(1..=64).contains(&max_bits) || input.time_bits == 0 {
+        return;
+    }
+    for (field, bits, max) in [
+        (Field::Time, input.time_bits, 64),
+        (Field::Node, input.node_bits, 63),
+        (Field::Sequence, input.sequence_bits, 63),
+    ] {
+        if bits > max {
+            assert_eq!(
+                err,
+                LayoutError::FieldTooWide { field, bits, max },
+                "{input:?}"
+            );
+            assert!(err.to_string().contains(&format!("{field} field")), "{err}");
+            return;
+        }
+    }
+    if let Some(epoch) = input.expected_epoch_nanos() {
+        let total = input.time_bits as u32 + input.node_bits as u32 + input.sequence_bits as u32;
+        let unit = input.unit.map_or(1_000_000, |u| u.as_nanos());
+        if epoch > u64::MAX as u128
+            && total <= max_bits as u32
+            && (1..=u64::MAX as u128).contains(&unit)
+        {
+            // The epoch as given, exactly, not a saturated value.
+            assert_eq!(
+                err,
+                LayoutError::EpochTooLate {
+                    epoch_unix_millis: epoch / 1_000_000
+                },
+                "{input:?}"
+            );
+        }
+    }
+}
+
+/// The tick of a time by the documented grid rule, computed independently of the crate:
+/// `(t - epoch) / unit` from the epoch, `t / unit - epoch / unit` on the Unix grid.
+fn reference_tick(layout: &Layout, t: u128) -> Option<u128> {
+    let (e, u) = (
+        layout.epoch_unix_nanos() as u128,
+        layout.unit_nanos() as u128,
+    );
+    match layout.time_grid() {
+        TimeGrid::Epoch => t.checked_sub(e).map(|d| d / u),
+        TimeGrid::Unix => (t / u).checked_sub(e / u),
+    }
+}
+
+/// The tick of an ID's time is the ID's tick (by the grid rule too, from the start to the
+/// end of the tick), and the ID lies between the first and last IDs of that time.
 fn check_time_round_trip(layout: &Layout, id: Id, ctx: &str) {
     let d = layout.decode(id);
     let time = d.time();
+    let unit = layout.unit_nanos() as u128;
+    for t in [d.unix_nanos(), d.unix_nanos() + unit - 1] {
+        assert_eq!(
+            reference_tick(layout, t),
+            Some(d.ticks() as u128),
+            "{ctx}: {t}"
+        );
+        if let Ok(t) = u64::try_from(t) {
+            assert_eq!(layout.tick_of_unix_nanos(t), Some(d.ticks()), "{ctx}: {t}");
+        }
+    }
+    if let Some(before) = d.unix_nanos().checked_sub(1) {
+        let expected = reference_tick(layout, before).map(|t| t as u64);
+        if let Ok(before) = u64::try_from(before) {
+            assert_eq!(layout.tick_of_unix_nanos(before), expected, "{ctx}");
+        }
+    }
     assert_eq!(
         time.duration_since(UNIX_EPOCH).unwrap().as_nanos(),
         d.unix_nanos(),

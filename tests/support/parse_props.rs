@@ -4,8 +4,10 @@
 //! Each parser is checked against a reference written here from the documented rules alone
 //! (alphabets from the `Encoding` docs, digits most significant first, no leading zero, at
 //! most `u64::MAX`; base64 as exactly 11 characters of the big-endian bytes with two zero
-//! padding bits; the first offending character reported by byte offset), so a parser that
-//! accepts or refuses anything the rules do not say, or reports the wrong reason, fails.
+//! padding bits; bwmarrin's base64 as RFC 4648 standard padded base64 of canonical decimal
+//! text; the first offending character reported by byte offset, or the byte itself when no
+//! character starts there), so a parser that accepts or refuses anything the rules do not
+//! say, or reports the wrong reason, fails.
 #![allow(dead_code)] // Each includer uses part of it.
 
 use snowmint::{Encoding, Id, ParseErrorKind};
@@ -13,125 +15,218 @@ use snowmint::{Encoding, Id, ParseErrorKind};
 /// The documented alphabets, zero digit first (copied from the docs, not from the crate).
 fn reference_alphabet(e: Encoding) -> Option<&'static str> {
     Some(match e {
-        Encoding::Decimal => "0123456789",
+        Encoding::Decimal | Encoding::BwmarrinBytes => "0123456789",
         Encoding::Base2 => "01",
         Encoding::Base32 => "ybndrfg8ejkmcpqxot1uwisza345h769",
         Encoding::Base36 => "0123456789abcdefghijklmnopqrstuvwxyz",
         Encoding::Base58 => "123456789abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ",
         Encoding::Base64 => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
+        Encoding::BwmarrinBase64 => {
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+        }
         Encoding::Hex => "0123456789abcdef",
         _ => return None,
     })
 }
 
-/// What the documented rules say `text` parses to under `e`: the value, or the error kind.
+/// The error for an offending byte at `index`: the character that starts there, or the
+/// byte when none does (the shortest valid UTF-8 prefix, tried at every width).
+fn invalid_at(input: &[u8], index: usize) -> ParseErrorKind {
+    (1..=4)
+        .filter(|w| index + w <= input.len())
+        .find_map(|w| std::str::from_utf8(&input[index..index + w]).ok())
+        .and_then(|s| s.chars().next())
+        .map_or(
+            ParseErrorKind::InvalidByte {
+                byte: input[index],
+                index,
+            },
+            |ch| ParseErrorKind::InvalidChar { ch, index },
+        )
+}
+
+/// What the documented rules say `input` parses to under `e`: the value, or the error kind.
 /// `None` for an encoding added after this file (only the round-trip checks apply then).
-pub fn reference_parse(text: &str, e: Encoding) -> Option<Result<u64, ParseErrorKind>> {
+pub fn reference_parse(
+    input: impl AsRef<[u8]>,
+    e: Encoding,
+) -> Option<Result<u64, ParseErrorKind>> {
+    let input = input.as_ref();
     let alphabet = reference_alphabet(e)?.as_bytes();
     let digit = |b: u8| alphabet.iter().position(|&a| a == b).map(|d| d as u128);
-    let first_invalid = text
-        .char_indices()
-        .find(|&(_, c)| !c.is_ascii() || digit(c as u8).is_none());
-    let invalid = |(index, ch): (usize, char)| Err(ParseErrorKind::InvalidChar { ch, index });
-    if text.is_empty() {
+    if input.is_empty() {
         return Some(Err(ParseErrorKind::Empty));
     }
+    if e == Encoding::BwmarrinBase64 {
+        return Some(reference_bwmarrin_base64(input, &digit));
+    }
+    let first_invalid = input.iter().position(|&b| digit(b).is_none());
     if e == Encoding::Base64 {
-        if text.len() != 11 {
+        if input.len() != 11 {
             return Some(Err(ParseErrorKind::InvalidLength {
-                len: text.len(),
+                len: input.len(),
                 expected: 11,
             }));
         }
         if let Some(bad) = first_invalid {
-            return Some(invalid(bad));
+            return Some(Err(invalid_at(input, bad)));
         }
-        let bits = text
-            .bytes()
-            .fold(0_u128, |acc, b| acc << 6 | digit(b).unwrap());
+        let bits = input
+            .iter()
+            .fold(0_u128, |acc, &b| acc << 6 | digit(b).unwrap());
         if bits & 0b11 != 0 {
             return Some(Err(ParseErrorKind::NonZeroPadding));
         }
         return Some(Ok((bits >> 2) as u64));
     }
     if let Some(bad) = first_invalid {
-        return Some(invalid(bad));
+        return Some(Err(invalid_at(input, bad)));
     }
-    if text.len() > 1 && text.as_bytes()[0] == alphabet[0] {
+    if input.len() > 1 && input[0] == alphabet[0] {
         return Some(Err(ParseErrorKind::LeadingZero));
     }
-    let base = alphabet.len() as u128;
+    Some(reference_value(
+        input.iter().map(|&b| digit(b).unwrap()),
+        alphabet.len() as u128,
+    ))
+}
+
+/// Digits most significant first, at most `u64::MAX`.
+fn reference_value(digits: impl Iterator<Item = u128>, base: u128) -> Result<u64, ParseErrorKind> {
     let mut value: u128 = 0;
-    for b in text.bytes() {
-        value = value * base + digit(b).unwrap();
+    for d in digits {
+        value = value * base + d;
         if value > u64::MAX as u128 {
-            return Some(Err(ParseErrorKind::Overflow));
+            return Err(ParseErrorKind::Overflow);
         }
     }
-    Some(Ok(value as u64))
+    Ok(value as u64)
 }
 
-/// A text parser.
-type Parser = fn(&str) -> Result<Id, snowmint::ParseIdError>;
-
-/// The per-encoding parser, to check it agrees with `Id::parse`.
-fn named_parser(e: Encoding) -> Option<Parser> {
-    Some(match e {
-        Encoding::Decimal => Id::parse_decimal,
-        Encoding::Base2 => Id::parse_base2,
-        Encoding::Base32 => Id::parse_base32,
-        Encoding::Base36 => Id::parse_base36,
-        Encoding::Base58 => Id::parse_base58,
-        Encoding::Base64 => Id::parse_base64,
-        Encoding::Hex => Id::parse_hex,
-        _ => return None,
-    })
-}
-
-/// Every text parser on `text`: never panics, agrees with the reference (value or reason),
-/// and whatever parses re-encodes to exactly `text`.
-pub fn check_text(text: &str) {
-    for e in Encoding::ALL {
-        let parsed = Id::parse(text, e);
-        if let Some(named) = named_parser(e) {
-            assert_eq!(named(text), parsed, "{e} {text:?}");
+/// RFC 4648 §4 base64 with `=` padding to whole blocks of 4, strictly: every byte in the
+/// alphabet or `=`, `=` only as the last one or two bytes, spare bits zero; then the bytes
+/// must be canonical decimal text.
+fn reference_bwmarrin_base64(
+    input: &[u8],
+    digit: &dyn Fn(u8) -> Option<u128>,
+) -> Result<u64, ParseErrorKind> {
+    if let Some(bad) = input.iter().position(|&b| b != b'=' && digit(b).is_none()) {
+        return Err(invalid_at(input, bad));
+    }
+    if !input.len().is_multiple_of(4) {
+        return Err(ParseErrorKind::LengthNotMultiple {
+            len: input.len(),
+            multiple: 4,
+        });
+    }
+    let pad = input.iter().rev().take_while(|&&b| b == b'=').count();
+    if let Some(p) = input.iter().position(|&b| b == b'=') {
+        if pad > 2 || p != input.len() - pad {
+            return Err(ParseErrorKind::InvalidChar { ch: '=', index: p });
         }
-        if let Some(expected) = reference_parse(text, e) {
+    }
+    let data = &input[..input.len() - pad];
+    let mut bits: u32 = 0;
+    let mut held = 0;
+    let mut text = Vec::new();
+    for &b in data {
+        bits = bits << 6 | digit(b).unwrap() as u32;
+        held += 6;
+        if held >= 8 {
+            held -= 8;
+            text.push((bits >> held) as u8);
+            bits &= (1 << held) - 1;
+        }
+    }
+    if bits != 0 {
+        return Err(ParseErrorKind::NonZeroPadding);
+    }
+    if let Some(index) = text.iter().position(|b| !b.is_ascii_digit()) {
+        return Err(ParseErrorKind::NotDecimalText {
+            byte: text[index],
+            index,
+        });
+    }
+    if text.len() > 1 && text[0] == b'0' {
+        return Err(ParseErrorKind::LeadingZero);
+    }
+    reference_value(text.iter().map(|&b| u128::from(b - b'0')), 10)
+}
+
+/// Every parser on `input` (any bytes): never panics, agrees with the reference (value or
+/// reason), gives the same answer for the bytes as for the text when they are text, and
+/// whatever parses re-encodes to exactly `input`.
+pub fn check_input(input: &[u8]) {
+    let text = std::str::from_utf8(input).ok();
+    for e in Encoding::ALL {
+        let parsed = Id::parse(input, e);
+        if let Some(text) = text {
+            assert_eq!(Id::parse(text, e), parsed, "{e} {text:?}");
+        }
+        if let Some(expected) = reference_parse(input, e) {
             assert_eq!(
                 parsed
                     .as_ref()
                     .map(|id| id.to_u64())
                     .map_err(|err| *err.kind()),
                 expected,
-                "{e} {text:?}"
+                "{e} {input:?}"
             );
         }
         match parsed {
             Ok(id) => {
-                assert_eq!(id.encode(e).as_str(), text, "{e}: not canonical");
+                assert_eq!(id.encode(e).as_bytes(), input, "{e}: not canonical");
                 check_id_in(id, e);
             }
             Err(err) => {
-                assert_eq!(err.encoding(), Some(e), "{text:?}");
-                assert!(!err.to_string().is_empty());
-                if let ParseErrorKind::InvalidChar { ch, index } = *err.kind() {
-                    assert_eq!(text[index..].chars().next(), Some(ch), "{e} {text:?}");
+                assert_eq!(err.encoding(), e, "{input:?}");
+                let message = err.to_string();
+                assert!(
+                    message.starts_with(&format!("invalid {e} ID: ")),
+                    "{message}"
+                );
+                // The message quotes at most one character of the input, escaped.
+                assert!(!message.chars().any(char::is_control), "{message:?}");
+                match *err.kind() {
+                    ParseErrorKind::InvalidChar { ch, index } => {
+                        let tail = String::from_utf8_lossy(&input[index..]);
+                        assert_eq!(tail.chars().next(), Some(ch), "{e} {input:?}");
+                    }
+                    ParseErrorKind::InvalidByte { byte, index } => {
+                        assert_eq!(input[index], byte, "{e} {input:?}");
+                        assert!(std::str::from_utf8(&input[index..]).is_err());
+                    }
+                    _ => {}
                 }
             }
         }
     }
-    // Decimal is also `FromStr` and `TryFrom<&str>`.
-    assert_eq!(text.parse::<Id>(), Id::parse(text, Encoding::Decimal));
-    assert_eq!(Id::try_from(text), Id::parse(text, Encoding::Decimal));
+    // Decimal is also `FromStr`.
+    if let Some(text) = text {
+        assert_eq!(text.parse::<Id>(), Id::parse(text, Encoding::Decimal));
+    }
 }
 
-/// One ID through one encoding: parse(encode) is the ID, and the text is in the alphabet.
+/// [`check_input`] on text.
+pub fn check_text(text: &str) {
+    check_input(text.as_bytes());
+}
+
+/// One ID through one encoding: parse(encode) is the ID, and the text is in the alphabet
+/// (and, for bwmarrin's base64, its padding).
 fn check_id_in(id: Id, e: Encoding) {
     let text = id.encode(e);
     assert_eq!(Id::parse(&text, e), Ok(id), "{e} {text:?}");
+    assert_eq!(Id::parse(text.as_bytes(), e), Ok(id), "{e} {text:?}");
     assert_eq!(text.to_string(), *text, "{e}");
+    let padding = if e == Encoding::BwmarrinBase64 {
+        "="
+    } else {
+        ""
+    };
     assert!(
-        text.bytes().all(|b| e.alphabet().as_bytes().contains(&b)),
+        text.bytes()
+            .all(|b| e.alphabet().as_bytes().contains(&b) || padding.as_bytes().contains(&b)),
         "{e} {text:?}"
     );
     if let Some(alphabet) = reference_alphabet(e) {
@@ -141,42 +236,29 @@ fn check_id_in(id: Id, e: Encoding) {
 }
 
 /// Every ID round-trips through every encoding and its bytes; decimal, hex and binary are
-/// the standard library's texts of the value.
+/// the standard library's texts of the value, and bwmarrin's bytes are the decimal text's.
 pub fn check_id(value: u64) {
     let id = Id::from_u64(value);
     for e in Encoding::ALL {
         check_id_in(id, e);
     }
     assert_eq!(id.encode(Encoding::Decimal).as_str(), id.to_string());
+    assert_eq!(id.encode(Encoding::BwmarrinBytes).as_str(), id.to_string());
     assert_eq!(id.encode(Encoding::Hex).as_str(), format!("{value:x}"));
     assert_eq!(id.encode(Encoding::Base2).as_str(), format!("{value:b}"));
     assert_eq!(id.encode(Encoding::Base64).len(), 11);
     assert_eq!(Id::from_bytes(id.to_bytes()), id);
-    assert_eq!(Id::parse_bytes(&id.to_bytes()), Ok(id));
     assert_eq!(id.to_bytes(), value.to_be_bytes());
 }
 
-/// `Id::parse_bytes` on anything: exactly 8 bytes, big-endian, else a length error.
+/// Any bytes: every parser as [`check_input`] says, and 8 of them convert to the big-endian
+/// value and back.
 pub fn check_bytes(bytes: &[u8]) {
-    let parsed = Id::parse_bytes(bytes);
-    assert_eq!(Id::try_from(bytes), parsed);
-    match <[u8; 8]>::try_from(bytes) {
-        Ok(array) => {
-            let id = parsed.expect("8 bytes always parse");
-            assert_eq!(id.to_u64(), u64::from_be_bytes(array));
-            assert_eq!(id.to_bytes(), array);
-        }
-        Err(_) => {
-            let err = parsed.expect_err("only 8 bytes parse");
-            assert_eq!(
-                *err.kind(),
-                ParseErrorKind::InvalidLength {
-                    len: bytes.len(),
-                    expected: 8
-                }
-            );
-            assert!(!err.to_string().is_empty());
-        }
+    check_input(bytes);
+    if let Ok(array) = <[u8; 8]>::try_from(bytes) {
+        let id = Id::from_bytes(array);
+        assert_eq!(id.to_u64(), u64::from_be_bytes(array));
+        assert_eq!(id.to_bytes(), array);
     }
 }
 
@@ -190,7 +272,7 @@ pub fn check_json(input: &[u8]) {
     // The reference: the input as a generic JSON value, then the documented rules.
     let value: Option<Value> = serde_json::from_slice(input).ok();
     let from_string = |v: &Value| match v {
-        Value::String(s) => Id::parse_decimal(s).ok(),
+        Value::String(s) => Id::parse(s, Encoding::Decimal).ok(),
         _ => None,
     };
     let from_number = |v: &Value| match v {

@@ -3,15 +3,21 @@
 use std::io::{self, Write};
 use std::time::SystemTime;
 
-use snowmint::LayoutError;
+use snowmint::{LayoutError, Parts};
 
 use crate::error::CliError;
 use crate::format::Format;
 use crate::layout_arg::{self, NamedLayout};
 use crate::node_arg::NodeArgs;
 use crate::time::{self, Precision};
+use crate::value;
 
 /// Build the ID of a time, node and sequence.
+///
+/// The node and sequence are named flags, so they cannot be swapped: sonyflake's
+/// `Compose(t, sequence, machineID)` is `compose --time T --sequence S --node MACHINE`.
+/// The time becomes a tick on the layout's time grid (see `snowmint layouts`), as the
+/// layout's own code does.
 ///
 /// With node and sequence 0 (the default) it is the smallest ID of the time's tick: every ID
 /// minted at or after that time is at least this, so it bounds a range query
@@ -20,17 +26,17 @@ use crate::time::{self, Precision};
 pub struct Args {
     /// The time: RFC 3339 (2026-01-01T00:00:00Z, 2026-01-01T09:00:00+09:00), Unix
     /// milliseconds (1767225600000) or 'now'; rounded down to the layout's tick
-    #[arg(short, long, value_name = "TIME", value_parser = time::parse)]
+    #[arg(short, long, value_name = "TIME", value_parser = value::text(time::parse))]
     time: SystemTime,
 
-    #[arg(short, long, value_name = "LAYOUT", default_value = "twitter", value_parser = layout_arg::parse, help = layout_arg::HELP)]
+    #[arg(short, long, value_name = "LAYOUT", default_value = "twitter", value_parser = value::text(layout_arg::parse), help = layout_arg::HELP)]
     layout: NamedLayout,
 
     #[command(flatten)]
     node: NodeArgs,
 
     /// The sequence number: 0 to the layout's largest (4095 for twitter)
-    #[arg(short, long, value_name = "S", default_value_t = 0)]
+    #[arg(short, long, value_name = "S", default_value = "0", value_parser = value::text(value::number))]
     sequence: u64,
 
     /// The largest ID of the tick (largest node and sequence) instead
@@ -38,7 +44,7 @@ pub struct Args {
     last: bool,
 
     /// How to write the ID
-    #[arg(short, long, value_enum, default_value_t = Format::Decimal)]
+    #[arg(short, long, value_name = "FORMAT", default_value = "decimal", value_parser = value::choice::<Format>())]
     format: Format,
 }
 
@@ -50,7 +56,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         (args.node.resolve(&args.layout.layout)?, args.sequence)
     };
     let id = layout
-        .compose_at(args.time, node, sequence)
+        .compose_at(args.time, Parts { node, sequence })
         .map_err(|e| CliError::input(explain(e, &args.layout, args.time)))?;
     let mut out = io::stdout().lock();
     args.format.write(&mut out, id)?;

@@ -2,12 +2,14 @@
 
 use std::io::{self, BufWriter, Write};
 
-use snowmint::Generator;
+use snowmint::{Generator, LayoutError};
 
 use crate::error::CliError;
 use crate::format::Format;
 use crate::layout_arg::{self, NamedLayout};
 use crate::node_arg::NodeArgs;
+use crate::time;
+use crate::value;
 
 /// Mint IDs, one per line.
 ///
@@ -17,17 +19,17 @@ use crate::node_arg::NodeArgs;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// How many IDs
-    #[arg(short = 'n', long = "count", value_name = "N", default_value_t = 1)]
+    #[arg(short = 'n', long = "count", value_name = "N", default_value = "1", value_parser = value::text(value::number))]
     count: u64,
 
-    #[arg(short, long, value_name = "LAYOUT", default_value = "twitter", value_parser = layout_arg::parse, help = layout_arg::HELP)]
+    #[arg(short, long, value_name = "LAYOUT", default_value = "twitter", value_parser = value::text(layout_arg::parse), help = layout_arg::HELP)]
     layout: NamedLayout,
 
     #[command(flatten)]
     node: NodeArgs,
 
     /// How to write each ID
-    #[arg(short, long, value_enum, default_value_t = Format::Decimal)]
+    #[arg(short, long, value_name = "FORMAT", default_value = "decimal", value_parser = value::choice::<Format>())]
     format: Format,
 }
 
@@ -37,7 +39,15 @@ const OUT_BUFFER: usize = 64 * 1024;
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let node = args.node.resolve(&args.layout.layout)?;
-    let gen = Generator::new(args.layout.layout, node).map_err(CliError::input)?;
+    let gen = Generator::new(args.layout.layout, node).map_err(|e| match e {
+        LayoutError::Expired { .. } => CliError::input(format_args!(
+            "layout {} expired on {}: its time field is full, so no ID can be minted (its IDs still decode); \
+             use a later epoch, more time bits or a longer unit",
+            args.layout,
+            time::display_millis(args.layout.layout.expiry_unix_millis())
+        )),
+        other => CliError::input(other),
+    })?;
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(OUT_BUFFER, stdout.lock());
     let mut left = args.count;

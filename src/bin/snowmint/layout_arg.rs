@@ -1,23 +1,25 @@
 //! `--layout`: a preset name or a custom spec such as
-//! `time=41,node=10,seq=12,unit=1ms,epoch=2010-11-04T01:42:54.657Z,order=tns,bits=63`.
+//! `time=41,node=10,seq=12,unit=1ms,epoch=2010-11-04T01:42:54.657Z,order=tns,grid=epoch,bits=63`.
 
 use std::fmt;
 use std::time::{Duration, UNIX_EPOCH};
 
-use snowmint::{Layout, Order};
+use snowmint::{Layout, Order, TimeGrid};
 
+use crate::escape::quoted;
 use crate::time::{self, Precision};
 
 /// The `--layout` help text.
 pub const HELP: &str = "\
-A preset (twitter, sonyflake, discord, instagram, js53; see `snowmint layouts`) or a custom \
-spec: comma-separated key=value pairs out of time=BITS, node=BITS, seq=BITS, \
-unit=DURATION (1ms, 10ms, 100us...), epoch=RFC3339-or-Unix-ms, order=tns|tsn \
-(time|node|sequence or time|sequence|node), bits=WIDTH (53, 63 or 64...) and base=PRESET. \
-Keys left out keep the base preset's values (Twitter's unless base= says otherwise), e.g. \
-'base=sonyflake,epoch=2024-01-01T00:00:00Z'";
+A preset (twitter, sonyflake, sonyflake-v2, discord, instagram, mastodon, js53; see \
+`snowmint layouts`) or a custom spec: comma-separated key=value pairs out of time=BITS, \
+node=BITS, seq=BITS, unit=DURATION (1ms, 10ms, 100us...), epoch=RFC3339-or-Unix-ms, \
+order=tns|tsn (time|node|sequence or time|sequence|node), grid=epoch|unix (ticks counted \
+from the epoch, or on sonyflake's grid of whole units from 1970), bits=WIDTH (53, 63 or \
+64...) and base=PRESET. Keys left out keep the base preset's values (Twitter's unless base= \
+says otherwise), e.g. 'base=sonyflake,epoch=2024-01-01T00:00:00Z'";
 
-const KEYS: &str = "time, node, seq, unit, epoch, order, bits, base";
+const KEYS: &str = "time, node, seq, unit, epoch, order, grid, bits, base";
 
 /// A layout and the name to show for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +42,8 @@ pub fn parse(text: &str) -> Result<NamedLayout, String> {
     }
     if !text.contains('=') {
         return Err(format!(
-            "unknown layout '{text}': allowed a preset ({}) or a key=value spec with keys {KEYS}",
+            "unknown layout {}: allowed a preset ({}) or a key=value spec with keys {KEYS}",
+            quoted(text),
             preset_names()
         ));
     }
@@ -69,12 +72,15 @@ fn preset_names() -> String {
 fn parse_spec(text: &str) -> Result<Layout, String> {
     let mut pairs = Vec::new();
     for pair in text.split(',') {
-        let (key, value) = pair
-            .split_once('=')
-            .ok_or_else(|| format!("'{pair}' in layout spec is not key=value (keys: {KEYS})"))?;
+        let (key, value) = pair.split_once('=').ok_or_else(|| {
+            format!(
+                "{} in layout spec is not key=value (keys: {KEYS})",
+                quoted(pair)
+            )
+        })?;
         let (key, value) = (key.trim(), value.trim());
         if pairs.iter().any(|&(k, _)| k == key) {
-            return Err(format!("layout key '{key}' is given twice"));
+            return Err(format!("layout key {} is given twice", quoted(key)));
         }
         pairs.push((key, value));
     }
@@ -82,7 +88,8 @@ fn parse_spec(text: &str) -> Result<Layout, String> {
         None => Layout::TWITTER,
         Some(&(_, name)) => Layout::preset(name).ok_or_else(|| {
             format!(
-                "layout key base: unknown preset '{name}': allowed {}",
+                "layout key base: unknown preset {}: allowed {}",
+                quoted(name),
                 preset_names()
             )
         })?,
@@ -98,27 +105,34 @@ fn parse_spec(text: &str) -> Result<Layout, String> {
             "order" => builder.order(match value {
                 "tns" => Order::TimeNodeSequence,
                 "tsn" => Order::TimeSequenceNode,
-                _ => return Err(format!("layout key order: '{value}' is not an order: allowed tns or tsn")),
+                _ => return Err(format!("layout key order: {} is not an order: allowed tns or tsn", quoted(value))),
+            }),
+            "grid" => builder.time_grid(match value {
+                "epoch" => TimeGrid::Epoch,
+                "unix" => TimeGrid::Unix,
+                _ => return Err(format!("layout key grid: {} is not a time grid: allowed epoch or unix", quoted(value))),
             }),
             "unit" => builder.unit(humantime::parse_duration(value).map_err(|e| {
-                format!("layout key unit: '{value}' is not a duration ({e}): expected e.g. 1ms, 10ms, 100us, 1s")
+                format!("layout key unit: {} is not a duration ({e}): expected e.g. 1ms, 10ms, 100us, 1s", quoted(value))
             })?),
             "epoch" => builder.epoch(
                 time::parse(value).map_err(|e| format!("layout key epoch: {e}"))?,
             ),
-            _ => return Err(format!("unknown layout key '{key}': allowed keys {KEYS}")),
+            _ => return Err(format!("unknown layout key {}: allowed keys {KEYS}", quoted(key))),
         };
     }
     builder.build().map_err(|e| e.to_string())
 }
 
 fn bits(key: &str, value: &str, min: u8, max: u8) -> Result<u8, String> {
-    value
-        .parse::<u8>()
-        .ok()
-        .filter(|b| (min..=max).contains(b))
+    snowmint::node::parse_number(value)
+        .filter(|b| (u64::from(min)..=u64::from(max)).contains(b))
+        .map(|b| b as u8)
         .ok_or_else(|| {
-            format!("layout key {key}: '{value}' is out of range: allowed {min} to {max} bits")
+            format!(
+                "layout key {key}: {} is not a number of bits: allowed {min} to {max}",
+                quoted(value)
+            )
         })
 }
 
@@ -130,15 +144,24 @@ pub fn spec(layout: &Layout) -> String {
         Precision::for_nanos(epoch_nanos),
     );
     format!(
-        "time={},node={},seq={},unit={},epoch={},order={},bits={}",
+        "time={},node={},seq={},unit={},epoch={},order={},grid={},bits={}",
         layout.time_bits(),
         layout.node_bits(),
         layout.sequence_bits(),
         humantime::format_duration(layout.unit()),
         epoch,
         order_name(layout.order()),
+        grid_name(layout.time_grid()),
         layout.max_bits(),
     )
+}
+
+/// `epoch` or `unix`, as the spec writes it.
+pub fn grid_name(grid: TimeGrid) -> &'static str {
+    match grid {
+        TimeGrid::Epoch => "epoch",
+        TimeGrid::Unix => "unix",
+    }
 }
 
 /// `tns` or `tsn`, as the spec writes it.
@@ -185,6 +208,19 @@ mod tests {
         assert_eq!(l.sequence_bits(), Layout::SONYFLAKE.sequence_bits());
         assert_eq!(l.unit(), Layout::SONYFLAKE.unit());
         assert_eq!(l.epoch_unix_millis(), 1_704_067_200_000);
+        // Derived from sonyflake: its time grid comes along.
+        assert_eq!(l.time_grid(), TimeGrid::Unix);
+        assert_eq!(
+            parse("base=sonyflake,grid=epoch")
+                .unwrap()
+                .layout
+                .time_grid(),
+            TimeGrid::Epoch
+        );
+        assert_eq!(
+            parse("grid=unix").unwrap().layout.time_grid(),
+            TimeGrid::Unix
+        );
         let l = parse("unit=100us,epoch=1700000000000,order=tsn,bits=64,time=42")
             .unwrap()
             .layout;
@@ -199,10 +235,15 @@ mod tests {
     fn bad_specs_say_what_was_wrong() {
         let cases = [
             ("tweeter", "unknown layout 'tweeter'"),
+            ("\u{1b}[2J", "unknown layout '\\u{1b}[2J'"),
             ("time=41,node=10,seq=13", "at most 63"),
             ("time=0", "allowed 1 to 64"),
             ("node=64", "allowed 0 to 63"),
             ("node=-1", "allowed 0 to 63"),
+            ("node=+5", "allowed 0 to 63"),
+            ("node=05", "allowed 0 to 63"),
+            ("grid=gps", "allowed epoch or unix"),
+            ("time=65", "allowed 1 to 64"),
             ("colour=red", "unknown layout key 'colour'"),
             ("node", "unknown layout"),
             ("node=3,node", "not key=value"),
@@ -210,7 +251,8 @@ mod tests {
             ("order=nts", "allowed tns or tsn"),
             ("unit=fast", "not a duration"),
             ("unit=0s", "at least 1 ns"),
-            ("epoch=3000-01-01T00:00:00Z", "in the future"),
+            ("epoch=2200-01-01T00:00:00Z", "in the future"),
+            ("epoch=3000-01-01T00:00:00Z", "is too late"),
             ("epoch=yesterday", "not a valid time"),
             ("base=snowflake", "unknown preset 'snowflake'"),
             ("time=60,node=0,seq=0,unit=1000000000s", "expiry"),

@@ -10,16 +10,20 @@ use crate::error::CliError;
 use crate::json;
 use crate::layout_arg::{self, NamedLayout};
 use crate::time::{self, Precision};
+use crate::value;
 
-/// List the layout presets: bits, unit, epoch, expiry date and capacity.
+/// List the layout presets: bits, unit, epoch, time grid, expiry date and capacity.
 ///
-/// The expiry is when the time field overflows: no ID can be minted from then on. The
-/// capacity is the most IDs one node can mint per second; the node count is how many
-/// generators can mint at once without coordination.
+/// The grid says where ticks start: "epoch" counts whole units from the epoch (Twitter,
+/// Discord), "unix" counts on a grid of whole units from 1970 as sonyflake does (the two
+/// differ only when the epoch is not a whole number of units). The expiry is when the time
+/// field overflows: no ID can be minted from then on (old IDs still decode). The capacity is
+/// the most IDs one node can mint per second; the node count is how many generators can mint
+/// at once without coordination.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Layouts to describe, presets or custom specs (see `snowmint gen --help`) [default: every preset]
-    #[arg(value_name = "LAYOUT", value_parser = layout_arg::parse)]
+    #[arg(value_name = "LAYOUT", value_parser = value::text(layout_arg::parse))]
     layouts: Vec<NamedLayout>,
 
     /// A JSON array of objects, with each layout's spec
@@ -47,12 +51,13 @@ pub fn run(args: Args) -> Result<(), CliError> {
     Ok(())
 }
 
-const HEADER: [&str; 9] = [
+const HEADER: [&str; 10] = [
     "NAME",
     "BITS",
     "FIELDS",
     "UNIT",
     "EPOCH",
+    "GRID",
     "EXPIRY",
     "NODES",
     "IDS/TICK",
@@ -60,7 +65,7 @@ const HEADER: [&str; 9] = [
 ];
 
 fn table(out: &mut impl Write, layouts: &[NamedLayout]) -> io::Result<()> {
-    let rows: Vec<[String; 9]> = layouts.iter().map(row).collect();
+    let rows: Vec<[String; 10]> = layouts.iter().map(row).collect();
     let mut widths = HEADER.map(str::len);
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
@@ -82,7 +87,7 @@ fn table(out: &mut impl Write, layouts: &[NamedLayout]) -> io::Result<()> {
     Ok(())
 }
 
-fn row(named: &NamedLayout) -> [String; 9] {
+fn row(named: &NamedLayout) -> [String; 10] {
     let l = &named.layout;
     [
         named.name.to_owned(),
@@ -90,6 +95,7 @@ fn row(named: &NamedLayout) -> [String; 9] {
         fields(l),
         humantime::format_duration(l.unit()).to_string(),
         epoch(l),
+        layout_arg::grid_name(l.time_grid()).to_owned(),
         time::display(l.expiry(), Precision::Millis),
         grouped(u128::from(l.max_node()) + 1),
         grouped(u128::from(l.ids_per_tick())),
@@ -147,6 +153,7 @@ fn to_json(named: &NamedLayout) -> String {
         .number("node_bits", l.node_bits())
         .number("sequence_bits", l.sequence_bits())
         .string("order", layout_arg::order_name(l.order()))
+        .string("time_grid", layout_arg::grid_name(l.time_grid()))
         .number("unit_ns", l.unit_nanos())
         .string("epoch", &epoch(l))
         .number("epoch_unix_ms", l.epoch_unix_millis())

@@ -11,6 +11,7 @@
 mod compose;
 mod decode;
 mod error;
+mod escape;
 mod format;
 mod gen;
 mod json;
@@ -18,6 +19,7 @@ mod layout_arg;
 mod layouts;
 mod node_arg;
 mod time;
+mod value;
 
 use std::process::ExitCode;
 

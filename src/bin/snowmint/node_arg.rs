@@ -9,6 +9,8 @@ use snowmint::node::{self, NodeError, NodeSource, PrivateIpv4};
 use snowmint::Layout;
 
 use crate::error::CliError;
+use crate::escape::quoted;
+use crate::value;
 
 /// The environment variable `--node-from env` reads.
 pub const NODE_ENV: &str = "SNOWMINT_NODE";
@@ -30,13 +32,13 @@ pub enum NodeFrom {
 /// The node options shared by `gen` and `compose`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct NodeArgs {
-    /// The node (machine, worker, shard) number: 0 to the layout's largest (1023 for
-    /// twitter) [default: 0]
-    #[arg(long, value_name = "N", conflicts_with = "node_from")]
+    /// The node (machine, worker, shard) number: plain decimal digits, 0 to the layout's
+    /// largest (1023 for twitter) [default: 0]
+    #[arg(long, value_name = "N", conflicts_with = "node_from", value_parser = value::text(node_number))]
     pub node: Option<u64>,
 
     /// Take the node number from the environment, the network or the host name
-    #[arg(long, value_enum, value_name = "SOURCE")]
+    #[arg(long, value_name = "SOURCE", value_parser = value::choice::<NodeFrom>())]
     pub node_from: Option<NodeFrom>,
 
     /// With --node-from ip: accept 100.64.0.0/10 too (RFC 6598 shared address space, which
@@ -72,6 +74,17 @@ impl NodeArgs {
     fn ip_source(&self) -> PrivateIpv4 {
         node::PrivateIpv4::new().allow_shared(self.allow_shared)
     }
+}
+
+/// A node number as `--node` takes it: the library's one rule ([`node::parse_number`]), the
+/// same as for `SNOWMINT_NODE`.
+fn node_number(text: &str) -> Result<u64, String> {
+    node::parse_number(text).ok_or_else(|| {
+        format!(
+            "{} is not a node number: expected plain decimal digits (no sign, spaces or leading zeros)",
+            quoted(text)
+        )
+    })
 }
 
 /// `--node N`: a fixed number whose errors name the flag.
@@ -145,6 +158,17 @@ mod tests {
         // The same number fits Sonyflake's 16 node bits.
         let wide = args(&["--node", "1024"]).unwrap();
         assert_eq!(wide.resolve(&Layout::SONYFLAKE).unwrap(), 1024);
+    }
+
+    #[test]
+    fn node_numbers_follow_one_rule() {
+        assert_eq!(args(&["--node", "7"]).unwrap().node, Some(7));
+        assert_eq!(args(&["--node", "0"]).unwrap().node, Some(0));
+        for bad in ["+7", " 7", "07", "7 ", "-1", "0x7", ""] {
+            let flag = format!("--node={bad}");
+            let err = args(&[&flag]).unwrap_err().to_string();
+            assert!(err.contains("is not a node number"), "{bad:?}: {err}");
+        }
     }
 
     #[test]

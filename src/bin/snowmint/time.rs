@@ -6,6 +6,8 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::escape::quoted;
+
 /// The first second humantime cannot format (year 10000): RFC 3339 has 4-digit years.
 const YEAR_10000_SECS: u64 = 253_402_300_800;
 
@@ -22,14 +24,18 @@ pub fn parse(text: &str) -> Result<SystemTime, String> {
     if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
         let millis: u64 = text.parse().map_err(|_| {
             format!(
-                "'{text}' is too large for Unix milliseconds: allowed 0 to {}",
+                "{} is too large for Unix milliseconds: allowed 0 to {}",
+                quoted(text),
                 u64::MAX
             )
         })?;
         return Ok(UNIX_EPOCH + Duration::from_millis(millis));
     }
     let bad = |why: &dyn std::fmt::Display| {
-        format!("'{text}' is not a valid time ({why}): expected {ACCEPTED}")
+        format!(
+            "{} is not a valid time ({why}): expected {ACCEPTED}",
+            quoted(text)
+        )
     };
     let (utc_text, offset_secs) = split_offset(text).ok_or_else(|| bad(&"bad UTC offset"))?;
     let stamp = if offset_secs.is_some() {

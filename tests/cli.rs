@@ -111,6 +111,64 @@ fn gen_prints_the_count_of_increasing_ids_of_the_node_and_now() {
     assert_eq!(ok(&["gen"]).lines().count(), 1);
 }
 
+/// `gen` mints past the cap of many ticks (it writes and sleeps at each used-up tick): the
+/// IDs stay unique and increasing across tick changes, no tick holds more than the layout
+/// allows, and no ID is stamped after the run ended (no borrowed future ticks).
+#[test]
+fn gen_across_used_up_ticks_is_unique_increasing_and_never_ahead_of_time() {
+    for (layout_name, layout, count) in [
+        ("twitter", Layout::TWITTER, 50_000_u64), // 13+ ticks of 4,096
+        ("sonyflake", Layout::SONYFLAKE, 700_u64), // 3+ ticks of 256 (10 ms)
+    ] {
+        for format in ["decimal", "json", "hex"] {
+            let text = ok(&[
+                "gen",
+                "-n",
+                &count.to_string(),
+                "-l",
+                layout_name,
+                "--node",
+                "3",
+                "-f",
+                format,
+            ]);
+            let after = unix_millis_now();
+            let from = if format == "hex" {
+                Encoding::Hex
+            } else {
+                Encoding::Decimal
+            };
+            let ids: Vec<Id> = text
+                .lines()
+                .map(|l| Id::parse(l.trim_matches('"'), from).unwrap())
+                .collect();
+            let case = format!("{layout_name} {format}");
+            assert_eq!(ids.len() as u64, count, "{case}");
+            assert!(
+                ids.windows(2).all(|w| w[0] < w[1]),
+                "{case}: not strictly increasing (so possibly repeated)"
+            );
+            let mut per_tick = std::collections::BTreeMap::new();
+            for &id in &ids {
+                let d = layout.decode(id);
+                assert_eq!(d.node(), 3, "{case}");
+                *per_tick.entry(d.ticks()).or_insert(0_u64) += 1;
+            }
+            assert!(per_tick.len() >= 3, "{case}: only {} ticks", per_tick.len());
+            assert!(
+                per_tick.values().all(|&n| n <= layout.ids_per_tick()),
+                "{case}: a tick holds more than {} IDs",
+                layout.ids_per_tick()
+            );
+            let last = layout.decode(ids[ids.len() - 1]).unix_millis();
+            assert!(
+                last <= after,
+                "{case}: last ID at {last}, run ended {after}"
+            );
+        }
+    }
+}
+
 #[test]
 fn every_format_round_trips_through_decode() {
     for layout in [

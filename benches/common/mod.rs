@@ -104,18 +104,20 @@ impl Shape {
 }
 
 /// Receives the cases of one shape. A case is a name and a function building a generator
-/// for a node; the two methods differ only in whether the generator may be shared.
+/// for a node; the two methods differ only in whether the generator may be shared. The
+/// generators own their state (`'static`), so a receiver may keep them (`benches/tight.rs`
+/// boxes them to interleave its runs).
 pub trait Visit {
     /// A generator that threads may share (`Sync`).
     fn shared<M, F>(&mut self, name: &str, make: F)
     where
-        M: Mint + Send + Sync,
+        M: Mint + Send + Sync + 'static,
         F: Fn(u64) -> M;
 
     /// A generator for one thread at a time (`Send` but not `Sync`).
     fn local<M, F>(&mut self, name: &str, make: F)
     where
-        M: Mint + Send,
+        M: Mint + Send + 'static,
         F: Fn(u64) -> M;
 
     /// ONE generator that gives every thread sharing it a node of its own (snowmint's
@@ -123,7 +125,7 @@ pub trait Visit {
     /// node bits for shards, the closest layout that has them, said in `note`.
     fn sharded<M, F>(&mut self, name: &str, layout: Layout, note: Option<&str>, make: F)
     where
-        M: Mint + Send + Sync,
+        M: Mint + Send + Sync + 'static,
         F: Fn() -> M;
 
     /// A case that cannot be set to this shape, and why.

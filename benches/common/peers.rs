@@ -72,7 +72,7 @@ impl<ID: SnowflakeId<Ty = u64>> Mint for BasicSnowflakeGenerator<ID, MonotonicCl
 
 fn visit_ferroid<ID, V>(v: &mut V)
 where
-    ID: SnowflakeId<Ty = u64> + Send + Sync,
+    ID: SnowflakeId<Ty = u64> + Send + Sync + 'static,
     V: Visit,
 {
     v.shared("ferroid-atomic", |node| {
@@ -97,7 +97,7 @@ impl Mint for snowflake_me::Snowflake {
 
 /// snowflake_me splits the node into a data-center and a machine field (each 0 to 16 bits);
 /// the split does not change the bits of the ID.
-fn snowflake_me(shape: Shape, node: u64) -> snowflake_me::Snowflake {
+pub fn snowflake_me(shape: Shape, node: u64) -> snowflake_me::Snowflake {
     let node_bits = shape.node_bits();
     let machine_bits = node_bits.min(5);
     let dc_bits = node_bits - machine_bits;

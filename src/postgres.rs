@@ -57,7 +57,7 @@ impl ToSql for Id {
     /// Id::from_u64(42).to_sql(&Type::INT8, &mut buf).unwrap();
     /// assert_eq!(&buf[..], &42_i64.to_be_bytes());
     ///
-    /// let err = Id::MAX.to_sql(&Type::INT8, &mut buf).unwrap_err();
+    /// let err = Id::MAX.to_sql(&Type::INT8, &mut buf).err().unwrap();
     /// assert_eq!(err.downcast_ref(), Some(&BigintError::IdTooLarge { id: Id::MAX }));
     /// ```
     fn to_sql(
@@ -132,7 +132,8 @@ mod tests {
             .is_err());
         let err = Id::from_u64(1 << 63)
             .to_sql(&Type::INT8, &mut buf)
-            .unwrap_err();
+            .err()
+            .expect("an encode error");
         assert_eq!(
             err.to_string(),
             "ID 9223372036854775808 does not fit in BIGINT: allowed 0 to 9223372036854775807"

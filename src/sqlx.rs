@@ -11,9 +11,11 @@
 //! structs may hold `Id` fields.
 //!
 //! The conversion is checked both ways (see [`BigintError`]): binding an ID above
-//! `i64::MAX`, which only a 64-bit layout mints, is an error (`sqlx::Error::Encode`) and
-//! the query is not sent; reading a negative `BIGINT` is an error (`sqlx::Error::ColumnDecode`),
-//! never a wrapped ID.
+//! `i64::MAX`, which only a 64-bit layout mints, is an error and the query is not sent
+//! (`sqlx::Error::Encode`; sqlx 0.8's `bind` keeps the error's message, "Encoding argument
+//! $1 failed: ID … does not fit in BIGINT: allowed 0 to 9223372036854775807", not its type);
+//! reading a negative `BIGINT` is an error (`sqlx::Error::ColumnDecode`, whose source is the
+//! [`BigintError`]), never a wrapped ID.
 //!
 //! ```no_run
 //! use snowmint::{Generator, Id, Layout};
@@ -105,7 +107,7 @@ impl Encode<'_, Postgres> for Id {
     /// assert!(ok.is_ok());
     /// assert_eq!(&buf[..], &42_i64.to_be_bytes());
     ///
-    /// let err = <Id as Encode<Postgres>>::encode_by_ref(&Id::MAX, &mut buf).unwrap_err();
+    /// let err = <Id as Encode<Postgres>>::encode_by_ref(&Id::MAX, &mut buf).err().unwrap();
     /// assert_eq!(err.downcast_ref(), Some(&BigintError::IdTooLarge { id: Id::MAX }));
     /// ```
     fn encode_by_ref(&self, buf: &mut PgArgumentBuffer) -> Result<IsNull, BoxDynError> {

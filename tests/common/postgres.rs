@@ -20,14 +20,14 @@ use std::io::Write;
 use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{ChildStdin, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
 /// A running cluster (or the server `$DATABASE_URL` names).
 pub struct Postgres {
     url: String,
-    /// The watchdog's stdin: the cluster lives as long as this is open.
-    watchdog: Option<Mutex<ChildStdin>>,
+    /// The watchdog, never waited for: the cluster lives as long as its stdin is open.
+    watchdog: Option<Mutex<Child>>,
     dir: Option<PathBuf>,
 }
 
@@ -107,7 +107,7 @@ pub fn start(settings: &[(&str, &str)]) -> Option<Postgres> {
         data.display(),
         dir.display()
     );
-    let mut watchdog = Command::new("sh")
+    let watchdog = Command::new("sh")
         .args(["-c", &stop])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -117,7 +117,7 @@ pub fn start(settings: &[(&str, &str)]) -> Option<Postgres> {
         .expect("spawn the cluster's watchdog");
     let pg = Postgres {
         url: String::new(),
-        watchdog: watchdog.stdin.take().map(Mutex::new),
+        watchdog: Some(Mutex::new(watchdog)),
         dir: Some(dir.clone()),
     };
 

@@ -26,6 +26,8 @@
 //!   owned [`Lease`]s for worker loops; [`IdBatch`]es reserved with one operation;
 //!   rayon support (feature `rayon`).
 //! - [`Clock`]s: [`TscClock`] (default), [`WallClock`], [`ManualClock`] (tests, loom).
+//! - Database columns: IDs as `BIGINT`, checked both ways ([`BigintError`]), for the
+//!   `postgres`/`tokio-postgres` crates (feature `postgres`) and sqlx (feature `sqlx`).
 //!
 //! # Design
 //! The state of a generator is the last issued `(tick, sequence)` packed as
@@ -69,6 +71,7 @@
 #![deny(missing_docs)]
 
 mod batch;
+mod bigint;
 mod clock;
 mod decoded;
 mod divisor;
@@ -81,6 +84,8 @@ mod layout;
 mod mint;
 pub mod node;
 mod parts;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 #[cfg(feature = "rayon")]
 pub mod rayon;
 #[cfg(feature = "redis")]
@@ -89,9 +94,12 @@ pub mod redis;
 pub mod serde;
 mod shard;
 mod source;
+#[cfg(feature = "sqlx")]
+pub mod sqlx;
 mod sync;
 
 pub use self::batch::IdBatch;
+pub use self::bigint::BigintError;
 pub use self::clock::{Clock, ManualClock, TscClock, TscClockBuilder, WallClock};
 pub use self::decoded::Decoded;
 pub use self::encoding::{EncodedId, Encoding, ParseEncodingError, ParseErrorKind, ParseIdError};

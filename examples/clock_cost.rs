@@ -48,7 +48,9 @@ fn main() {
     println!("recent_unix_nanos: {recent:.3} ns/call (median of {runs:.3?}, {calls} calls each)");
     let exact_calls = (calls / 10).max(1);
     let (now, runs) = median_of_3(exact_calls, || black_box(&clock).now_unix_nanos());
-    println!("now_unix_nanos:    {now:.3} ns/call (median of {runs:.3?}, {exact_calls} calls each)");
+    println!(
+        "now_unix_nanos:    {now:.3} ns/call (median of {runs:.3?}, {exact_calls} calls each)"
+    );
     // For scale: what a process-id check on every exact reading would add (a system call).
     let pid_calls = (calls / 100).max(1);
     let (pid, runs) = median_of_3(pid_calls, || u64::from(std::process::id()));

@@ -221,7 +221,12 @@ fn without_a_ticker_the_first_exact_read_after_the_period_reanchors() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 4 } else { 256 }, ..ProptestConfig::default() })]
+    // Under miri: few cases, and no failure file (miri's isolation has no working directory).
+    #![proptest_config(ProptestConfig {
+        cases: if cfg!(miri) { 4 } else { 256 },
+        failure_persistence: if cfg!(miri) { None } else { ProptestConfig::default().failure_persistence },
+        ..ProptestConfig::default()
+    })]
 
     /// Whatever the wall clock does between re-anchors (steps either way, drift either way),
     /// a re-anchor moves the reading to the wall clock when that is ahead, and back towards

@@ -111,8 +111,8 @@ impl TscClockBuilder {
 
     /// The wall clock to anchor the TSC to (default [`WallClock`], `SystemTime::now()`): the
     /// clock follows this source's steps and drift by the rules in
-    /// [Drift](TscClock#drift). Its exact reading is taken three times per re-anchor, and
-    /// never on the clock's own reading paths.
+    /// [Drift](TscClock#drift). Its exact reading is taken three times per re-anchor: on the
+    /// ticker thread, or without one in the exact reading that finds a re-anchor due.
     ///
     /// ```
     /// use snowmint::{Clock, ManualClock, TscClock};

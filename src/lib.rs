@@ -100,7 +100,7 @@ mod sync;
 
 pub use self::batch::IdBatch;
 pub use self::bigint::BigintError;
-pub use self::clock::{Clock, ManualClock, TscClock, TscClockBuilder, WallClock};
+pub use self::clock::{Clock, ManualClock, TscClock, TscClockBuilder, TscClockError, WallClock};
 pub use self::decoded::Decoded;
 pub use self::encoding::{EncodedId, Encoding, ParseEncodingError, ParseErrorKind, ParseIdError};
 pub use self::error::{Field, LayoutError, MintError};

@@ -158,7 +158,10 @@ pub fn visit_cases<V: Visit>(shape: Shape, v: &mut V) {
             .expect("node fits the shape")
     });
     // Every reading exact (an rdtsc per ID), no ticker thread.
-    let exact = TscClock::builder().ticker(None).build();
+    let exact = TscClock::builder()
+        .ticker(None)
+        .build()
+        .expect("no ticker is a valid setting");
     v.shared("snowmint-exact", |node| {
         Generator::builder(layout)
             .clock(exact.clone())

@@ -1,11 +1,16 @@
 //! Time sources: the [`Clock`] trait and its three implementations.
 
+mod error;
 mod manual;
+mod ticker;
 mod tsc;
+mod tsc_builder;
 mod wall;
 
+pub use self::error::TscClockError;
 pub use self::manual::ManualClock;
-pub use self::tsc::{TscClock, TscClockBuilder};
+pub use self::tsc::TscClock;
+pub use self::tsc_builder::TscClockBuilder;
 pub use self::wall::WallClock;
 
 use std::sync::Arc;

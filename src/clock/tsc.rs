@@ -1,43 +1,74 @@
 //! [`TscClock`]: the TSC read through quanta, anchored to the wall clock and kept there.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, Weak};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+use std::thread::Thread;
+use std::time::Duration;
 
-use super::{system_unix_nanos, Clock};
-
-/// Default period of the ticker thread that publishes the cheap reading.
-const DEFAULT_TICK: Duration = Duration::from_micros(500);
-/// Default period of re-anchoring to the wall clock: quanta's calibration error, up to 37 ppm
-/// here, drifts at most 37 µs in one second.
-const DEFAULT_REANCHOR: Duration = Duration::from_secs(1);
-/// The most one re-anchor moves the clock backwards: larger backward corrections (an
-/// operator stepping the wall clock back) are slewed at this rate, so the clock never
-/// appears to jump back by more than this and a generator never stalls for long.
-const DEFAULT_MAX_STEP_BACK: Duration = Duration::from_micros(500);
+use super::ticker;
+use super::{Clock, TscClockBuilder};
 
 /// The default clock: the CPU's time-stamp counter read through `quanta`, turned into wall
 /// time by an offset that is re-anchored to `SystemTime` every second.
 ///
 /// # Readings
-/// - [`now_unix_nanos`](Clock::now_unix_nanos): an `rdtsc` plus a multiply and the anchor
-///   offset (~20 ns here); never calls `SystemTime` except in a re-anchor when no ticker runs.
-/// - [`recent_unix_nanos`](Clock::recent_unix_nanos): one relaxed atomic load (~1 ns), the
-///   value a ticker thread published at most one tick period ago (500 µs by default), so it
-///   lags the exact reading by the period plus the thread's wake-up latency (typically under
-///   100 µs on a core that is not saturated). Generators stamp IDs with this reading and fall
-///   back to the exact one whenever it would make them wait, so staleness never costs
-///   capacity: it only makes an ID's time up to that lag older than the moment it was minted.
-///   On a saturated CPU the ticker's wake-up can be late by milliseconds; generators also
-///   read the exact clock for every 1,024th ID, which ends a busy generator's stale stretch.
+/// - [`now_unix_nanos`](Clock::now_unix_nanos), the exact reading: an `rdtsc` plus a
+///   multiply and the anchor offset (~20 ns here).
+/// - [`recent_unix_nanos`](Clock::recent_unix_nanos), the cheap reading: one relaxed atomic
+///   load (~1 ns) of the exact reading a ticker thread publishes every tick period (500 µs by
+///   default; [`ticker`](TscClockBuilder::ticker) sets it between
+///   [`MIN_TICK_PERIOD`](Self::MIN_TICK_PERIOD) and [`MAX_TICK_PERIOD`](Self::MAX_TICK_PERIOD),
+///   or turns the thread off, and then the cheap reading is the exact one). Generators stamp
+///   IDs with the cheap reading and fall back to the exact one whenever it would make them
+///   wait, so its lag never costs capacity: it only makes an ID's time older than the moment
+///   it was minted.
+///
+/// # How stale the cheap reading can be
+/// - **While the ticker runs**: by the period plus the thread's wake-up latency (typically
+///   under 100 µs on a core that is not saturated; milliseconds on a saturated CPU, where the
+///   ticker is a thread like any other).
+/// - **When the ticker is late**: every exact reading checks the age of the published one
+///   (one more load, no system call); finding it older than two periods plus 1 ms, it
+///   publishes itself. A generator reads the exact clock for every 1,024th ID and whenever
+///   it would wait, so a starved ticker holds a busy generator's time back for at most about
+///   1,024 IDs.
+/// - **This is a bound in readings, not in time.** The cheap path is one load and cannot
+///   tell how old its value is without reading the time (an `rdtsc`, ~18 ns) or the process
+///   (a system call, ~300 ns), which would cost it many times over what it saves. So if no
+///   ticker publishes (below: after `fork()`), a caller that only ever takes cheap readings
+///   sees a frozen time until its next exact reading: a generator minting one ID a second
+///   can stamp up to 1,024 IDs (17 minutes) with it. Callers that need a bound in time use
+///   `ticker(None)`, or call [`now_unix_nanos`](Clock::now_unix_nanos) now and then.
+///
+/// # After `fork()`
+/// `fork()` copies only the calling thread: the child keeps the clock (say
+/// [`TscClock::shared`], created before the fork) but not its ticker, so the cheap reading
+/// stops moving. The clock records the process that runs its ticker, and the first exact
+/// reading in the child that finds the cheap one late (older than two periods plus 1 ms)
+/// publishes its own, sees the process ID has changed and starts a ticker in the child;
+/// from then on the readings are as fresh as in the parent. Until that exact reading the
+/// child's cheap reading is the one frozen at the fork (the bound in readings above: for a
+/// generator at most about 1,024 IDs after the fork plus two periods and 1 ms). A child can
+/// end that window at once with [`restart_ticker_if_forked`](Self::restart_ticker_if_forked)
+/// right after forking. (POSIX allows a multi-threaded process's child only async-signal-safe
+/// calls until it execs; starting the thread allocates and calls `pthread_create`, which
+/// glibc's and musl's children do in practice. If the thread cannot be started, the clock
+/// goes on with exact readings only.)
 ///
 /// # Drift
 /// quanta calibrates the TSC frequency once per process, with an error measured here from
 /// −1.4 to +37 ppm (up to 3 s/day). The ticker (or, without one, the first exact read after
-/// each period) re-measures the offset between the TSC and `SystemTime` every second, so the
-/// error never builds up past about 37 µs. Forward corrections apply at once; backward ones
-/// move the clock back at most 500 µs per re-anchor, and a generator folds every reading in as
-/// `max(last, now)`, so issued time never goes backwards.
+/// each period) re-measures the offset between the TSC and the wall clock
+/// ([`SystemTime`](std::time::SystemTime) unless [`wall`](TscClockBuilder::wall) gives
+/// another source) every second, so the error never builds up past about 37 µs. Forward
+/// corrections (the wall clock stepped forward, or a TSC running slow) apply at once.
+/// Backward ones move the clock back by at most
+/// [`max_step_back`](TscClockBuilder::max_step_back) (500 µs) per re-anchor, so a wall clock
+/// stepped back by 2 s is followed at 500 µs per second, over about 67 minutes, while the
+/// readings keep moving forwards at 0.9995 s per second; a TSC running fast by more than that
+/// rate (500 ppm, far beyond anything measured) would leave the clock ahead by the
+/// difference. A generator folds every reading in as `max(last, now)`, so issued time never
+/// goes backwards in any case.
 ///
 /// # Why not `quanta::Clock::recent()`
 /// quanta's cheap reading is process-global: only one `Upkeep` thread may run, another
@@ -59,24 +90,60 @@ const DEFAULT_MAX_STEP_BACK: Duration = Duration::from_micros(500);
 /// ```
 #[derive(Clone)]
 pub struct TscClock {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
-struct Inner {
-    clock: quanta::Clock,
+/// The clock's state, shared by its clones and (weakly) by its ticker thread.
+pub(super) struct Inner {
+    /// The TSC, or quanta's mock in tests.
+    pub(super) clock: quanta::Clock,
+    /// The wall clock the TSC is anchored to.
+    pub(super) wall: Arc<dyn Clock>,
     /// Unix nanoseconds at TSC nanosecond zero: `now = offset + tsc_nanos`.
-    offset: AtomicU64,
-    /// The last exact reading the ticker published.
-    recent: AtomicU64,
-    /// Without a ticker: the TSC nanosecond reading after which the next exact read
-    /// re-anchors. With one: unused.
-    next_anchor: AtomicU64,
-    ticker: Option<Duration>,
-    reanchor_every: Duration,
-    max_step_back: u64,
+    pub(super) offset: AtomicU64,
+    /// The last reading a ticker (or a reader that found the ticker late) published; 0 when no
+    /// ticker runs, and then the cheap reading is the exact one.
+    pub(super) recent: AtomicU64,
+    /// The TSC nanosecond reading after which the next re-anchor is due (taken by the ticker,
+    /// or without one by the first exact read past it).
+    pub(super) next_anchor: AtomicU64,
+    /// The ticker period asked for (`None`: no ticker).
+    pub(super) ticker: Option<Duration>,
+    /// An exact reading that finds `recent` older than this, in nanoseconds, publishes itself
+    /// and checks whether the ticker's process is still this one.
+    pub(super) late_after: u64,
+    /// The process that runs the ticker: another one here means this is a forked child.
+    pub(super) ticker_pid: AtomicU32,
+    /// The ticker thread, woken when the clock is dropped so that it ends at once.
+    pub(super) ticker_thread: Mutex<Option<Thread>>,
+    /// This `Inner`, for starting a ticker from a reader (after a fork).
+    pub(super) this: Weak<Inner>,
+    pub(super) reanchor_every: Duration,
+    pub(super) max_step_back: u64,
 }
 
 impl TscClock {
+    /// The shortest ticker period a [`TscClockBuilder`] accepts: 50 µs, Linux's default timer
+    /// slack for a thread. A sleep of any shorter period ends about that late anyway, so a
+    /// shorter period would not be kept and would only cost wake-ups (each a few µs of CPU).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// assert_eq!(snowmint::TscClock::MIN_TICK_PERIOD, Duration::from_micros(50));
+    /// ```
+    pub const MIN_TICK_PERIOD: Duration = Duration::from_micros(50);
+
+    /// The longest ticker period a [`TscClockBuilder`] accepts: 100 ms. The cheap reading lags
+    /// by up to a period, so a longer one would stamp IDs with times older than ten Sonyflake
+    /// ticks (a hundred Twitter ones); a user who wants no wake-ups at all turns the ticker
+    /// off with `ticker(None)`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// assert_eq!(snowmint::TscClock::MAX_TICK_PERIOD, Duration::from_millis(100));
+    /// ```
+    pub const MAX_TICK_PERIOD: Duration = Duration::from_millis(100);
+
     /// The process-wide clock with default settings, created (calibrated, ticker started) on
     /// first use and cloned after that: cheap to call, and one ticker serves every generator.
     ///
@@ -91,8 +158,8 @@ impl TscClock {
         SHARED.get_or_init(TscClock::new).clone()
     }
 
-    /// A new clock with default settings and its own ticker thread, which stops when the
-    /// last clone is dropped. Calibrating costs about a millisecond: prefer
+    /// A new clock with default settings and its own ticker thread, which ends when the last
+    /// clone is dropped. Calibrating costs about a millisecond: prefer
     /// [`shared`](Self::shared) unless the settings differ.
     ///
     /// ```
@@ -101,7 +168,7 @@ impl TscClock {
     /// assert!(clock.now_unix_nanos() > 1_700_000_000_000_000_000);
     /// ```
     pub fn new() -> TscClock {
-        TscClock::builder().build()
+        TscClock::builder().build_on(quanta::Clock::new(), true).0
     }
 
     /// Settings for a clock of one's own.
@@ -109,26 +176,45 @@ impl TscClock {
     /// ```
     /// use std::time::Duration;
     /// use snowmint::{Clock, TscClock};
-    /// let precise = TscClock::builder().ticker(None).build();
+    /// let precise = TscClock::builder().ticker(None).build()?;
     /// assert_eq!(precise.tick_period(), None);
-    /// let fast = TscClock::builder().ticker(Some(Duration::from_micros(100))).build();
+    /// let fast = TscClock::builder().ticker(Some(Duration::from_micros(100))).build()?;
     /// assert_eq!(fast.tick_period(), Some(Duration::from_micros(100)));
+    /// # Ok::<(), snowmint::TscClockError>(())
     /// ```
     pub fn builder() -> TscClockBuilder {
-        TscClockBuilder {
-            ticker: Some(DEFAULT_TICK),
-            reanchor_every: DEFAULT_REANCHOR,
-            max_step_back: DEFAULT_MAX_STEP_BACK,
-        }
+        TscClockBuilder::default()
     }
 
-    /// The ticker's period, or `None` when every reading is exact (no ticker).
+    /// The ticker's period, or `None` when every reading is exact (no ticker, or its thread
+    /// could not be started).
     ///
     /// ```
     /// assert!(snowmint::TscClock::shared().tick_period().is_some());
     /// ```
     pub fn tick_period(&self) -> Option<Duration> {
-        self.inner.ticker
+        // Relaxed: a lone value; 0 once means 0 for good.
+        self.inner
+            .ticker
+            .filter(|_| self.inner.recent.load(Ordering::Relaxed) != 0)
+    }
+
+    /// After a `fork()`, starts the clock's ticker in the child at once and returns `true`;
+    /// in the process that already runs it (or for a clock without a ticker) does nothing and
+    /// returns `false`. Costs one system call (the process ID).
+    ///
+    /// Without it the child's first exact reading made more than two tick periods plus 1 ms
+    /// after the fork does the same (see [After `fork()`](TscClock#after-fork)); a child that
+    /// mints slowly calls this right after forking so that none of its IDs carry the time of
+    /// the fork.
+    ///
+    /// ```
+    /// use snowmint::TscClock;
+    /// // Not forked: the ticker already runs in this process.
+    /// assert!(!TscClock::shared().restart_ticker_if_forked());
+    /// ```
+    pub fn restart_ticker_if_forked(&self) -> bool {
+        self.inner.restart_ticker_if_forked()
     }
 }
 
@@ -142,109 +228,10 @@ impl Default for TscClock {
 impl core::fmt::Debug for TscClock {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("TscClock")
-            .field("ticker", &self.inner.ticker)
+            .field("ticker", &self.tick_period())
             .field("reanchor_every", &self.inner.reanchor_every)
             .field("now_unix_nanos", &self.inner.now())
             .finish()
-    }
-}
-
-/// Settings of a [`TscClock`].
-///
-/// ```
-/// use std::time::Duration;
-/// use snowmint::{Clock, TscClock};
-/// let clock = TscClock::builder()
-///     .ticker(Some(Duration::from_millis(1)))
-///     .reanchor_every(Duration::from_millis(250))
-///     .max_step_back(Duration::from_micros(100))
-///     .build();
-/// assert!(clock.recent_unix_nanos() <= clock.now_unix_nanos() + 1_000_000);
-/// ```
-#[derive(Debug, Clone)]
-#[must_use]
-pub struct TscClockBuilder {
-    ticker: Option<Duration>,
-    reanchor_every: Duration,
-    max_step_back: Duration,
-}
-
-impl TscClockBuilder {
-    /// The ticker thread's period (default 500 µs), or `None` for no thread: then the cheap
-    /// reading is the exact one (~20 ns instead of ~1 ns). Periods are raised to at least
-    /// 10 µs.
-    ///
-    /// ```
-    /// let c = snowmint::TscClock::builder().ticker(None).build();
-    /// assert_eq!(c.tick_period(), None);
-    /// ```
-    pub fn ticker(mut self, period: Option<Duration>) -> Self {
-        self.ticker = period.map(|p| p.max(Duration::from_micros(10)));
-        self
-    }
-
-    /// How often the offset to `SystemTime` is measured again (default 1 s).
-    ///
-    /// ```
-    /// let c = snowmint::TscClock::builder().reanchor_every(std::time::Duration::from_secs(5)).build();
-    /// # let _ = c;
-    /// ```
-    pub fn reanchor_every(mut self, period: Duration) -> Self {
-        self.reanchor_every = period;
-        self
-    }
-
-    /// The most one re-anchor may move the clock backwards (default 500 µs); a larger
-    /// backward step of the wall clock is followed at this rate per re-anchor.
-    ///
-    /// ```
-    /// let c = snowmint::TscClock::builder().max_step_back(std::time::Duration::ZERO).build();
-    /// # let _ = c;
-    /// ```
-    pub fn max_step_back(mut self, step: Duration) -> Self {
-        self.max_step_back = step;
-        self
-    }
-
-    /// Calibrates, anchors and (with a ticker) starts the thread. If the thread cannot be
-    /// spawned the clock works without it, every reading exact.
-    ///
-    /// ```
-    /// use snowmint::{Clock, TscClock};
-    /// let c = TscClock::builder().build();
-    /// assert!(c.now_unix_nanos() > 0);
-    /// ```
-    pub fn build(self) -> TscClock {
-        let clock = quanta::Clock::new();
-        let inner = Inner {
-            offset: AtomicU64::new(0),
-            recent: AtomicU64::new(0),
-            next_anchor: AtomicU64::new(0),
-            ticker: self.ticker,
-            reanchor_every: self.reanchor_every,
-            max_step_back: u64::try_from(self.max_step_back.as_nanos()).unwrap_or(u64::MAX),
-            clock,
-        };
-        let (offset, tsc) = inner.measure_offset();
-        // Relaxed (all three): set before the clock is shared; the Arc hand-off publishes them.
-        inner.offset.store(offset, Ordering::Relaxed);
-        inner
-            .recent
-            .store(offset.saturating_add(tsc), Ordering::Relaxed);
-        inner.next_anchor.store(
-            tsc.saturating_add(inner.reanchor_nanos()),
-            Ordering::Relaxed,
-        );
-        let mut inner = Arc::new(inner);
-        if let Some(period) = self.ticker {
-            if spawn_ticker(Arc::downgrade(&inner), period).is_err() {
-                // No thread, no cheap reading: fall back to exact readings only.
-                if let Some(i) = Arc::get_mut(&mut inner) {
-                    i.ticker = None;
-                }
-            }
-        }
-        TscClock { inner }
     }
 }
 
@@ -256,10 +243,11 @@ impl Clock for TscClock {
 
     #[inline]
     fn recent_unix_nanos(&self) -> u64 {
-        if self.inner.ticker.is_some() {
-            // Relaxed: a lone value; any recent publication will do, and the generator never
-            // relies on readings being ordered.
-            self.inner.recent.load(Ordering::Relaxed)
+        // Relaxed: a lone value; any recent publication will do, and the generator never
+        // relies on readings being ordered.
+        let recent = self.inner.recent.load(Ordering::Relaxed);
+        if recent != 0 {
+            recent
         } else {
             self.inner.now()
         }
@@ -269,27 +257,108 @@ impl Clock for TscClock {
 impl Inner {
     /// TSC nanoseconds (since an arbitrary zero, usually boot).
     #[inline]
-    fn tsc_nanos(&self) -> u64 {
+    pub(super) fn tsc_nanos(&self) -> u64 {
         self.clock.delta_as_nanos(0, self.clock.raw())
     }
 
+    /// The clock's time at TSC reading `tsc`.
     #[inline]
-    fn now(&self) -> u64 {
-        let tsc = self.tsc_nanos();
-        if self.ticker.is_none() {
-            self.maybe_reanchor(tsc);
-        }
+    fn at(&self, tsc: u64) -> u64 {
         // Relaxed: a lone value; a reading with the previous offset is as good as any.
         self.offset.load(Ordering::Relaxed).wrapping_add(tsc)
     }
 
-    fn reanchor_nanos(&self) -> u64 {
+    /// The exact reading.
+    #[inline]
+    pub(super) fn now(&self) -> u64 {
+        let tsc = self.tsc_nanos();
+        // Relaxed: a lone value; whether a ticker runs, and how old its reading is, need no
+        // other memory.
+        let recent = self.recent.load(Ordering::Relaxed);
+        if recent == 0 {
+            self.maybe_reanchor(tsc);
+            return self.at(tsc);
+        }
+        let now = self.at(tsc);
+        if now.saturating_sub(recent) > self.late_after {
+            self.ticker_late(recent, now);
+        }
+        now
+    }
+
+    /// One tick of the ticker thread: re-anchor when due, then publish the exact reading.
+    pub(super) fn tick(&self) {
+        let tsc = self.tsc_nanos();
+        self.maybe_reanchor(tsc);
+        // Relaxed: a lone value, read with Relaxed. Never 0, which means "no ticker".
+        self.recent.store(self.at(tsc).max(1), Ordering::Relaxed);
+    }
+
+    /// An exact reading found the published one `seen` older than `late_after`: publish
+    /// `now` instead, and if this is a forked child without the ticker, start one.
+    #[cold]
+    #[inline(never)]
+    fn ticker_late(&self, seen: u64, now: u64) {
+        // Relaxed: a lone value. Only the reader that replaces `seen` goes on, so that
+        // concurrent readers make one system call, not one each.
+        if self
+            .recent
+            .compare_exchange(seen, now.max(1), Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+        {
+            self.restart_ticker_if_forked();
+        }
+    }
+
+    /// Starts a ticker if this process is not the one that runs it (a forked child); `true`
+    /// if it did.
+    pub(super) fn restart_ticker_if_forked(&self) -> bool {
+        // Relaxed: a lone value; read 0 (no ticker) means there is nothing to restart.
+        if self.recent.load(Ordering::Relaxed) == 0 {
+            return false;
+        }
+        let pid = std::process::id();
+        // Relaxed: the pid is a lone value; the CAS makes one thread of the child the one
+        // that starts the ticker.
+        let owner = self.ticker_pid.load(Ordering::Relaxed);
+        if owner == pid
+            || self
+                .ticker_pid
+                .compare_exchange(owner, pid, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return false;
+        }
+        match ticker::spawn(self) {
+            Ok(_detached) => {
+                // The cheap reading is fresh from now on: publish one at once.
+                self.tick();
+                true
+            }
+            Err(_) => {
+                self.fall_back_to_exact();
+                false
+            }
+        }
+    }
+
+    /// No ticker could be started: every reading is exact from now on, re-anchored by the
+    /// first exact read after each period.
+    pub(super) fn fall_back_to_exact(&self) {
+        // Relaxed (both): lone values; readers that still see the old `recent` take one
+        // more slightly stale reading, as they would from a late ticker.
+        self.next_anchor.store(0, Ordering::Relaxed);
+        self.recent.store(0, Ordering::Relaxed);
+    }
+
+    pub(super) fn reanchor_nanos(&self) -> u64 {
         u64::try_from(self.reanchor_every.as_nanos()).unwrap_or(u64::MAX)
     }
 
-    /// Without a ticker, the first exact read after each period re-anchors.
+    /// Re-anchors if TSC reading `tsc` is past the due time: the one caller whose CAS moves
+    /// the due time on does it.
     #[inline]
-    fn maybe_reanchor(&self, tsc: u64) {
+    pub(super) fn maybe_reanchor(&self, tsc: u64) {
         // Relaxed: only decides who re-anchors; the CAS below makes that one thread.
         let due = self.next_anchor.load(Ordering::Relaxed);
         if tsc < due {
@@ -308,7 +377,7 @@ impl Inner {
 
     /// Measures the offset again and applies it: forwards at once, backwards by at most
     /// `max_step_back`.
-    fn reanchor(&self) {
+    pub(super) fn reanchor(&self) {
         let (measured, _) = self.measure_offset();
         // Relaxed: only this thread writes the offset (the ticker, or the CAS winner).
         let current = self.offset.load(Ordering::Relaxed);
@@ -322,12 +391,12 @@ impl Inner {
     }
 
     /// `(unix nanos - tsc nanos, tsc nanos)` from the tightest of three bracketed reads of
-    /// `SystemTime`.
-    fn measure_offset(&self) -> (u64, u64) {
+    /// the wall clock.
+    pub(super) fn measure_offset(&self) -> (u64, u64) {
         let mut best = (u64::MAX, 0, 0);
         for _ in 0..3 {
             let before = self.tsc_nanos();
-            let wall = system_unix_nanos();
+            let wall = self.wall.now_unix_nanos();
             let after = self.tsc_nanos();
             let width = after.saturating_sub(before);
             if width < best.0 {
@@ -339,23 +408,18 @@ impl Inner {
     }
 }
 
-/// Publishes the exact reading every `period` and re-anchors on schedule, until the clock is
-/// dropped.
-fn spawn_ticker(inner: Weak<Inner>, period: Duration) -> std::io::Result<()> {
-    std::thread::Builder::new()
-        .name("snowmint-tsc".into())
-        .spawn(move || {
-            let mut last_anchor = Instant::now();
-            loop {
-                std::thread::sleep(period);
-                let Some(inner) = inner.upgrade() else { return };
-                if last_anchor.elapsed() >= inner.reanchor_every {
-                    inner.reanchor();
-                    last_anchor = Instant::now();
-                }
-                // Relaxed: a lone value, read with Relaxed.
-                inner.recent.store(inner.now(), Ordering::Relaxed);
-            }
-        })
-        .map(drop)
+impl Drop for Inner {
+    /// Wakes the ticker so that it sees the clock gone and ends now, not a period later.
+    fn drop(&mut self) {
+        let slot = self
+            .ticker_thread
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(thread) = slot.take() {
+            thread.unpark();
+        }
+    }
 }
+
+#[cfg(test)]
+mod tests;

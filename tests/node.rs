@@ -1,8 +1,11 @@
 //! Node-ID providers: values, range checks and errors, on this host and on given inputs.
 
+#[cfg(feature = "ip")]
 use std::net::Ipv4Addr;
 
-use snowmint::node::{self, EnvVar, NodeError, NodeSource, PrivateIpv4, StatefulSetOrdinal};
+#[cfg(feature = "ip")]
+use snowmint::node::PrivateIpv4;
+use snowmint::node::{self, EnvVar, NodeError, NodeSource, StatefulSetOrdinal};
 use snowmint::{Generator, Layout};
 
 #[test]
@@ -32,6 +35,7 @@ fn env_var_reads_checks_and_names_the_variable() {
 }
 
 #[test]
+#[cfg(feature = "ip")]
 fn private_ipv4_takes_the_first_private_address_and_its_low_bits() {
     let addrs = [
         Ipv4Addr::new(127, 0, 0, 1),
@@ -74,6 +78,7 @@ fn private_ipv4_takes_the_first_private_address_and_its_low_bits() {
 }
 
 #[test]
+#[cfg(feature = "ip")]
 fn private_ipv4_on_this_host_is_private_or_says_what_it_saw() {
     match PrivateIpv4::new().address() {
         Ok(a) => {

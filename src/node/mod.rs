@@ -8,7 +8,7 @@
 //! | --- | --- | --- |
 //! | [`Fixed`] | a value in code or configuration | the configuration gives each process its own |
 //! | [`EnvVar`] | an environment variable in decimal ([`parse_number`]) | the deployment sets it per process |
-//! | [`PrivateIpv4`] | low bits of the first private IPv4 address | the addresses differ in those bits (not guaranteed; see its docs) |
+//! | `PrivateIpv4` (feature `ip`) | low bits of the first private IPv4 address | the addresses differ in those bits (not guaranteed; see its docs) |
 //! | [`StatefulSetOrdinal`] | `name-N` hostname of a Kubernetes StatefulSet pod | one StatefulSet (or disjoint offsets) per node range |
 //!
 //! For a guarantee that holds whatever the network or the scheduler does, lease the node
@@ -28,11 +28,13 @@
 mod env;
 mod error;
 mod hostname;
+#[cfg(feature = "ip")]
 mod ip;
 
 pub use self::env::{parse_number, EnvVar};
 pub use self::error::NodeError;
 pub use self::hostname::StatefulSetOrdinal;
+#[cfg(feature = "ip")]
 pub use self::ip::PrivateIpv4;
 
 #[cfg(feature = "redis")]

@@ -1,5 +1,4 @@
 //! The `snowmint` binary, driven as a user would: arguments in, text and exit status out.
-#![cfg(feature = "cli")]
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command as StdCommand, Stdio};

@@ -10,7 +10,7 @@
 
 use core::fmt;
 
-use crate::Id;
+use crate::id::Id;
 
 /// Why an [`Id`] and a `BIGINT` (`i64`) could not be converted into each other.
 ///

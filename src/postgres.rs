@@ -42,7 +42,7 @@ use std::error::Error;
 use bytes::BytesMut;
 use postgres_types::{accepts, to_sql_checked, FromSql, IsNull, ToSql, Type};
 
-use crate::Id;
+use crate::id::Id;
 
 impl ToSql for Id {
     /// Writes the ID as a `BIGINT`, or fails with [`BigintError::IdTooLarge`](crate::BigintError::IdTooLarge) above
@@ -94,7 +94,7 @@ impl<'a> FromSql<'a> for Id {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::BigintError;
+    use crate::bigint::BigintError;
 
     #[test]
     fn accepts_only_bigint() {

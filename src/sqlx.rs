@@ -58,7 +58,7 @@ use ::sqlx::error::BoxDynError;
 use ::sqlx::postgres::{PgArgumentBuffer, PgHasArrayType, PgTypeInfo, PgValueRef};
 use ::sqlx::{Decode, Encode, Postgres, Type};
 
-use crate::Id;
+use crate::id::Id;
 
 impl Type<Postgres> for Id {
     /// `BIGINT` (`INT8`).

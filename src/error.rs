@@ -241,13 +241,10 @@ pub enum MintError {
         /// How far the clock must still move forward before minting can go on.
         behind: Duration,
     },
-    /// The clock reads a time before the layout's epoch.
-    BeforeEpoch {
-        /// The clock's reading, in milliseconds since the Unix epoch.
-        now_unix_millis: u64,
-        /// The layout's epoch, in milliseconds since the Unix epoch.
-        epoch_unix_millis: u64,
-    },
+    /// The clock reads a time the layout cannot stamp: before its epoch, the one
+    /// before-epoch condition of the crate ([`LayoutError::TimeBeforeEpoch`], also what
+    /// [`Layout::ticks_at`](crate::Layout::ticks_at) says of such a time).
+    Layout(LayoutError),
     /// Every exclusive shard of a sharded generator is leased (see
     /// [`ShardedGenerator::lease`](crate::ShardedGenerator::lease)).
     NoFreeShard {
@@ -273,9 +270,9 @@ impl MintError {
         match *self {
             MintError::Exhausted { retry_after } => Some(retry_after),
             MintError::ClockBehind { behind } => Some(behind),
-            MintError::BeforeEpoch { .. }
-            | MintError::NoFreeShard { .. }
-            | MintError::Expired { .. } => None,
+            MintError::Layout(_) | MintError::NoFreeShard { .. } | MintError::Expired { .. } => {
+                None
+            }
         }
     }
 }
@@ -291,10 +288,7 @@ impl fmt::Display for MintError {
                 f,
                 "clock moved backwards: it is {behind:?} behind the last issued time, beyond the allowed lead"
             ),
-            MintError::BeforeEpoch { now_unix_millis, epoch_unix_millis } => write!(
-                f,
-                "clock reads {now_unix_millis} ms (Unix), before the layout epoch: minting is allowed from {epoch_unix_millis} ms"
-            ),
+            MintError::Layout(e) => write!(f, "the clock's {e}"),
             MintError::NoFreeShard { shards } => write!(
                 f,
                 "all {shards} exclusive shards are leased: drop a lease, or mint through the shared overflow shard"

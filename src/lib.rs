@@ -57,7 +57,7 @@
 //!   [`Rollback::Wait`] waits at once; both give up at `max_wait` with
 //!   [`MintError::ClockBehind`]. Never a duplicate, never an unbounded wait.
 //! - **Overflow**: past a layout's expiry every call returns [`MintError::Expired`]; a clock
-//!   before the epoch gives [`MintError::BeforeEpoch`]. Out-of-range fields are
+//!   before the epoch gives [`MintError::Layout`] with [`LayoutError::TimeBeforeEpoch`]. Out-of-range fields are
 //!   [`LayoutError`]s, never truncated.
 //!
 //! # Caveats

@@ -257,12 +257,15 @@ fn the_clock_before_the_epoch_is_an_error() {
     let err = gen.next_id().unwrap_err();
     assert_eq!(
         err,
-        MintError::BeforeEpoch {
-            now_unix_millis: 1_288_834_974_656,
+        MintError::Layout(snowmint::LayoutError::TimeBeforeEpoch {
+            unix_millis: 1_288_834_974_656,
             epoch_unix_millis: 1_288_834_974_657
-        }
+        })
     );
-    assert!(err.to_string().contains("allowed from 1288834974657 ms"));
+    assert_eq!(
+        err.to_string(),
+        "the clock's time 1288834974656 ms (Unix) is before the layout epoch: allowed from 1288834974657 ms"
+    );
 }
 
 #[test]

@@ -146,7 +146,9 @@ fn a_lagging_cheap_reading_before_the_epoch_is_checked_against_the_exact_clock()
     let fresh = Generator::builder(layout).clock(clock).build().unwrap();
     assert!(matches!(
         fresh.next_id(),
-        Err(MintError::BeforeEpoch { .. })
+        Err(MintError::Layout(
+            snowmint::LayoutError::TimeBeforeEpoch { .. }
+        ))
     ));
 }
 

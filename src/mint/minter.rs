@@ -10,7 +10,7 @@ use super::rule::{step, tolerance_ticks, Rules, Step, TickWindow};
 use super::tick_cache::TickCache;
 use super::wait::Waiter;
 use crate::clock::Clock;
-use crate::error::MintError;
+use crate::error::{LayoutError, MintError};
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::sync::{spin_loop, SPIN_DOUBLINGS};
@@ -286,10 +286,13 @@ impl<C: Clock> Minter<C> {
         let nanos = self.clock.now_unix_nanos();
         match self.ticks(nanos) {
             Some(tick) => Ok((nanos, tick)),
-            None => Err(Blocked::Fatal(MintError::BeforeEpoch {
-                now_unix_millis: nanos / 1_000_000,
-                epoch_unix_millis: self.layout.epoch_unix_millis(),
-            })),
+            None => Err(Blocked::Fatal(MintError::Layout(
+                LayoutError::TimeBeforeEpoch {
+                    // Exact: u64 milliseconds fit in i64.
+                    unix_millis: (nanos / 1_000_000) as i64,
+                    epoch_unix_millis: self.layout.epoch_unix_millis(),
+                },
+            ))),
         }
     }
 

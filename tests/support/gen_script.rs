@@ -319,7 +319,7 @@ fn count(stats: &mut Stats, result: &Result<Vec<Id>, MintError>) {
         Err(MintError::Exhausted { .. }) => stats.exhausted += 1,
         Err(MintError::ClockBehind { .. }) => stats.behind += 1,
         Err(MintError::Expired { .. }) => stats.expired += 1,
-        Err(MintError::BeforeEpoch { .. }) => stats.before_epoch += 1,
+        Err(MintError::Layout(LayoutError::TimeBeforeEpoch { .. })) => stats.before_epoch += 1,
         Err(_) => {}
     }
 }
@@ -447,7 +447,10 @@ fn check_call(
             // A refusal changes nothing.
             assert_eq!(t.gen.last_id(), t.last_id, "{ctx}");
             let Some(clock_tick) = clock_tick else {
-                assert!(matches!(err, MintError::BeforeEpoch { .. }), "{ctx}");
+                assert!(
+                    matches!(err, MintError::Layout(LayoutError::TimeBeforeEpoch { .. })),
+                    "{ctx}"
+                );
                 return;
             };
             let horizon = clock_tick.saturating_add(script.lead);
@@ -459,7 +462,7 @@ fn check_call(
             let lagging = last_tick > horizon && last_tick <= horizon.saturating_add(tolerance);
             let continues = script.rollback == Rollback::Continue;
             match err {
-                MintError::BeforeEpoch { .. } => panic!("{ctx}: the clock is past the epoch"),
+                MintError::Layout(_) => panic!("{ctx}: the clock is past the epoch"),
                 MintError::Expired { .. } => assert!(
                     clock_tick > layout.max_ticks()
                         || (last_tick == layout.max_ticks() && sequence_full),

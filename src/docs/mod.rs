@@ -12,6 +12,20 @@
 //! | [`cli`] | the `snowmint` command |
 //! | [`proof`] | loom, property tests, fuzzing, miri, stress tests |
 //!
+//! # Crate features
+//!
+//! None is on by default: without features the library needs only `quanta` and
+//! `crossbeam-utils`. The command-line tool is its own package, `snowmint-cli` in `cli/`.
+//!
+//! | feature | adds |
+//! |---|---|
+//! | `serde` | `Serialize`/`Deserialize` for `Id`, `snowmint::serde::{as_u64, as_string}` |
+//! | `rayon` | `snowmint::rayon`: `map_with_id`, `par_ids`, `par_fill`, `with_shards` |
+//! | `redis` | `snowmint::redis::RedisLease`: node IDs leased from Redis (the `redis` crate, sync, no tokio) |
+//! | `ip` | [`node::PrivateIpv4`](crate::node): node numbers from the private IPv4 address (lists interfaces with `if-addrs`) |
+//! | `postgres` | `Id` as a `BIGINT` column for the `postgres` and `tokio-postgres` crates (`ToSql`/`FromSql` of `postgres-types` 0.2, no default features) |
+//! | `sqlx` | `Id` as a `BIGINT` column for sqlx 0.8 (`Type`/`Encode`/`Decode`/`PgHasArrayType` for `Postgres`; sqlx's Postgres driver only, no runtime, TLS or macros) |
+//!
 //! Benchmark figures (dated measurements, with the machine and the load) are in the
 //! repository's `benches/README.md`, not here.
 

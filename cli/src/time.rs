@@ -127,7 +127,7 @@ pub fn format(time: SystemTime, precision: Precision) -> Option<String> {
     })
 }
 
-/// As [`format`], with a description for times RFC 3339 cannot write, for people.
+/// As [`format()`], with a description for times RFC 3339 cannot write, for people.
 pub fn display(time: SystemTime, precision: Precision) -> String {
     format(time, precision).unwrap_or_else(|| {
         if time < UNIX_EPOCH {

@@ -9,7 +9,7 @@ use super::file_guard::HEADER;
 use super::keeper::Cause;
 use crate::error::{LayoutError, MintError};
 
-/// Why a [`FileGuard`] could not start a generator.
+/// Why a [`FileGuard`](crate::FileGuard) could not start a generator.
 ///
 /// ```
 /// use std::time::Duration;

@@ -61,7 +61,7 @@ const MAX_NODE: u64 = (1 << 40) - 1;
 ///   recorded in Redis, so the next owner, who starts after the mark, can never repeat one.
 /// - **Fence**: the hold is proven until `send time of the last successful renewal + TTL −
 ///   margin`; after that [`next_id`](Fenced::next_id) returns
-///   [`FenceError::Fenced`](crate::FenceError::Fenced) until a renewal gets through. If the
+///   [`FenceError::Fenced`] until a renewal gets through. If the
 ///   key expired meanwhile, the same node is taken back if it is free (continuing after
 ///   any owner in between); if another process holds it, the generator is
 ///   [lost](crate::FenceError::Lost) for good.

@@ -1,0 +1,54 @@
+//! The long-form documentation: one module of prose per topic, with examples that run as
+//! doctests. Nothing here is code; the types are at the [crate root](crate).
+//!
+//! | module | what it covers |
+//! |---|---|
+//! | [`layouts`] | the presets, custom layouts, the time grid, decoding and composing IDs |
+//! | [`encodings`] | [`Id`](crate::Id), every text and byte encoding (bwmarrin's too), serde, PostgreSQL `BIGINT` |
+//! | [`generators`] | [`Generator`](crate::Generator), [`ShardedGenerator`](crate::ShardedGenerator), [`Lease`](crate::Lease), batches, rayon, [`IdSource`](crate::IdSource), the guarantees |
+//! | [`time`] | the clocks, how fresh an ID's time is, `fork()` |
+//! | [`fleets`] | node numbers, the Redis lease, the file guard, the fleet deployment, failure modes |
+//! | [`migrating`] | from bwmarrin/snowflake and sony/sonyflake |
+//! | [`cli`] | the `snowmint` command |
+//! | [`proof`] | loom, property tests, fuzzing, miri, stress tests |
+//!
+//! # Crate features
+//!
+//! None is on by default: without features the library needs only `quanta` and
+//! `crossbeam-utils`. The command-line tool is its own package, `snowmint-cli` in `cli/`.
+//!
+//! | feature | adds |
+//! |---|---|
+//! | `serde` | `Serialize`/`Deserialize` for `Id`, `snowmint::serde::{as_u64, as_string}` |
+//! | `rayon` | `snowmint::rayon`: `map_with_id`, `par_ids`, `par_fill`, `with_shards` |
+//! | `redis` | `snowmint::redis::RedisLease`: node IDs leased from Redis (the `redis` crate, sync, no tokio) |
+//! | `ip` | [`node::PrivateIpv4`](crate::node): node numbers from the private IPv4 address (lists interfaces with `if-addrs`) |
+//! | `postgres` | `Id` as a `BIGINT` column for the `postgres` and `tokio-postgres` crates (`ToSql`/`FromSql` of `postgres-types` 0.2, no default features) |
+//! | `sqlx` | `Id` as a `BIGINT` column for sqlx 0.8 (`Type`/`Encode`/`Decode`/`PgHasArrayType` for `Postgres`; sqlx's Postgres driver only, no runtime, TLS or macros) |
+//!
+//! Benchmark figures (dated measurements, with the machine and the load) are in the
+//! repository's `benches/README.md`, not here.
+
+#[doc = include_str!("layouts.md")]
+pub mod layouts {}
+
+#[doc = include_str!("encodings.md")]
+pub mod encodings {}
+
+#[doc = include_str!("generators.md")]
+pub mod generators {}
+
+#[doc = include_str!("time.md")]
+pub mod time {}
+
+#[doc = include_str!("fleets.md")]
+pub mod fleets {}
+
+#[doc = include_str!("migrating.md")]
+pub mod migrating {}
+
+#[doc = include_str!("cli.md")]
+pub mod cli {}
+
+#[doc = include_str!("proof.md")]
+pub mod proof {}

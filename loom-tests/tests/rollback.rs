@@ -15,11 +15,16 @@ use std::time::Duration;
 
 use snowmint::{Clock, Generator, Id, Layout, MintError, Rollback};
 
+/// How far the models step the clock back: three ticks, beyond [`Rollback::TOLERANCE`]
+/// (2 ms), so that a refusal is a step back (`ClockBehind`), not a lagging reading.
+const STEP: Duration = Duration::from_millis(3);
+
 /// What a model found: every thread's results, in order, and the ID issued before the threads.
 struct Outcome {
     layout: Layout,
-    /// What `ClockBehind` must say: the clock is one tick behind the last issued tick, so one
-    /// tick, or two if that tick's sequence is full and minting resumes in the tick after.
+    /// What `ClockBehind` must say: the clock is [`STEP`] behind the last issued tick, so
+    /// that much, or a tick more if that tick's sequence is full and minting resumes in the
+    /// tick after.
     behind: Duration,
     first: Id,
     per_thread: Vec<Vec<Result<Id, MintError>>>,
@@ -96,7 +101,7 @@ fn run(
         }
         let first = first.expect("pre >= 1");
         if !concurrent {
-            clock.rewind(UNIT);
+            clock.rewind(STEP);
         }
         let handles: Vec<_> = (0..2)
             .map(|_| {
@@ -109,10 +114,10 @@ fn run(
             })
             .collect();
         if concurrent {
-            clock.rewind(UNIT);
+            clock.rewind(STEP);
         }
         let per_thread = handles.into_iter().map(|h| h.join().unwrap()).collect();
-        assert_eq!(tick_of(clock.now_unix_nanos()), START_TICK - 1);
+        assert_eq!(tick_of(clock.now_unix_nanos()), START_TICK - 3);
         let outcome = Outcome {
             layout,
             behind,
@@ -134,7 +139,7 @@ fn run(
 #[test]
 fn wait_policy_refuses_once_the_step_back_is_seen() {
     // 8 IDs per tick: nothing can be Exhausted, so any error is the step back.
-    let (n, refusing) = run(Rollback::Wait, 3, 1, true, UNIT, |o| {
+    let (n, refusing) = run(Rollback::Wait, 3, 1, true, STEP, |o| {
         o.check_common();
     });
     // Both sides were reached: calls that beat the step back, and calls refused after it.
@@ -144,7 +149,7 @@ fn wait_policy_refuses_once_the_step_back_is_seen() {
 #[test]
 fn continue_policy_keeps_issuing_in_the_last_tick() {
     // 8 IDs per tick: the last tick's sequence lasts, so Continue never refuses.
-    let (n, refusing) = run(Rollback::Continue, 3, 1, true, UNIT, |o| {
+    let (n, refusing) = run(Rollback::Continue, 3, 1, true, STEP, |o| {
         o.check_common();
     });
     assert!(n > 1);
@@ -154,9 +159,9 @@ fn continue_policy_keeps_issuing_in_the_last_tick() {
 #[test]
 fn continue_policy_refuses_when_the_last_tick_is_full() {
     // 4 IDs per tick, 2 used before the step back: the threads share the 2 left in the last
-    // tick, and the other 2 calls must be refused as ClockBehind (not Exhausted), two ticks
-    // from resuming.
-    let (n, _) = run(Rollback::Continue, 2, 2, false, 2 * UNIT, |o| {
+    // tick, and the other 2 calls must be refused as ClockBehind (not Exhausted), a step and a
+    // tick from resuming.
+    let (n, _) = run(Rollback::Continue, 2, 2, false, STEP + UNIT, |o| {
         let issued = o.check_common();
         assert_eq!(issued.len(), 2, "{:?}", o.per_thread);
         assert_eq!(o.errors(), 2);
@@ -167,7 +172,7 @@ fn continue_policy_refuses_when_the_last_tick_is_full() {
 #[test]
 fn wait_policy_refuses_everything_after_the_step_back() {
     // With the step back before the threads start, Wait issues nothing at all.
-    let (n, _) = run(Rollback::Wait, 2, 2, false, UNIT, |o| {
+    let (n, _) = run(Rollback::Wait, 2, 2, false, STEP, |o| {
         assert!(o.check_common().is_empty(), "{:?}", o.per_thread);
         assert_eq!(o.errors(), 4);
     });

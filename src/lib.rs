@@ -70,6 +70,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod asynchronous;
 mod batch;
 mod bigint;
 mod clock;

@@ -78,6 +78,7 @@ mod decoded;
 mod divisor;
 mod encoding;
 mod error;
+mod events;
 mod fence;
 mod generator;
 mod id;

@@ -48,9 +48,12 @@ impl Subscriber for Capture {
     fn exit(&self, _: &SpanId) {}
 }
 
+/// A metric: name, labels as `key=value`, value.
+type Metric = (String, Vec<String>, DebugValue);
+
 /// Runs `f` under a fresh recorder and subscriber: the metrics (name, labels, value) and
 /// the events.
-fn observe(f: impl FnOnce()) -> (Vec<(String, Vec<String>, DebugValue)>, Vec<(Level, String)>) {
+fn observe(f: impl FnOnce()) -> (Vec<Metric>, Vec<(Level, String)>) {
     let recorder = DebuggingRecorder::new();
     let snapshotter = recorder.snapshotter();
     let capture = Capture::default();
@@ -75,7 +78,7 @@ fn observe(f: impl FnOnce()) -> (Vec<(String, Vec<String>, DebugValue)>, Vec<(Le
     (metrics, events)
 }
 
-fn counter(m: &[(String, Vec<String>, DebugValue)], name: &str, label: &str) -> u64 {
+fn counter(m: &[Metric], name: &str, label: &str) -> u64 {
     m.iter()
         .filter(|(n, l, _)| n == name && (label.is_empty() || l.iter().any(|x| x == label)))
         .map(|(_, _, v)| match v {
@@ -85,7 +88,7 @@ fn counter(m: &[(String, Vec<String>, DebugValue)], name: &str, label: &str) -> 
         .sum()
 }
 
-fn histogram(m: &[(String, Vec<String>, DebugValue)], name: &str) -> Vec<f64> {
+fn histogram(m: &[Metric], name: &str) -> Vec<f64> {
     m.iter()
         .filter(|(n, _, _)| n == name)
         .flat_map(|(_, _, v)| match v {

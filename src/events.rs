@@ -11,16 +11,19 @@
 //! | `snowmint_clock_behind_seconds` | histogram | | how far behind the issued time the clock was found (its max is the largest step back) |
 //! | `snowmint_errors_total` | counter | `kind` = `exhausted` / `clock_behind` / `before_epoch` / `no_free_shard` / `expired` | an error returned by a mint call (`try_` calls included) |
 //! | `snowmint_overflow_ids_total` | counter | | a `ShardedGenerator` minted from its shared overflow shard |
+//! | `snowmint_fence_renewals_total` | counter | `outcome` = `held` / `failed` / `lost` | a fenced source's keeper answered a renewal |
 //!
 //! Trace events (target `snowmint`): a wait that starts is `debug`, the clock found behind
 //! is `warn` (`error` when further behind than the call may wait), an error returned is
 //! `debug` for a wait-and-retry kind and `error` for expiry, a clock before the epoch and
-//! no free shard; overflow use is `debug`. Fields: `unit_ms` and `sequence_bits` of the
+//! no free shard; overflow use is `debug`; a fence renewal is `trace` when held, `warn` when
+//! it failed and `error` when the node was lost. Fields: `unit_ms` and `sequence_bits` of the
 //! layout, and the amounts.
 
 use std::time::Duration;
 
 use crate::error::MintError;
+use crate::fence::Renewal;
 use crate::layout::Layout;
 
 /// Why a blocking call waits.
@@ -148,4 +151,51 @@ pub(crate) fn overflow_shard(layout: &Layout) {
         sequence_bits = layout.sequence_bits(),
         "minted from the overflow shard: no shard of its own for this thread"
     );
+}
+
+/// A fenced source's keeper answered a renewal.
+#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
+#[cfg_attr(
+    not(all(feature = "metrics", feature = "tracing")),
+    allow(unused_variables)
+)]
+pub(crate) fn fence_renewal(layout: &Layout, renewal: &Renewal) {
+    #[cfg(feature = "metrics")]
+    {
+        let outcome = match renewal {
+            Renewal::Held { .. } => "held",
+            Renewal::Failed(_) => "failed",
+            Renewal::Lost(_) => "lost",
+        };
+        metrics::counter!("snowmint_fence_renewals_total", "outcome" => outcome).increment(1);
+    }
+    #[cfg(feature = "tracing")]
+    {
+        let (unit_ms, sequence_bits) = (layout.unit().as_secs_f64() * 1e3, layout.sequence_bits());
+        match renewal {
+            Renewal::Held {
+                limit_unix_millis, ..
+            } => tracing::trace!(
+                target: "snowmint",
+                unit_ms,
+                sequence_bits,
+                limit_unix_millis,
+                "fence renewed"
+            ),
+            Renewal::Failed(cause) => tracing::warn!(
+                target: "snowmint",
+                unit_ms,
+                sequence_bits,
+                cause = %cause,
+                "fence renewal failed: minting stops when the window closes"
+            ),
+            Renewal::Lost(cause) => tracing::error!(
+                target: "snowmint",
+                unit_ms,
+                sequence_bits,
+                cause = %cause,
+                "fence lost: this source never mints again"
+            ),
+        }
+    }
 }

@@ -6,7 +6,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use metrics_util::debugging::{DebugValue, DebuggingRecorder};
-use snowmint::{Generator, Layout, ManualClock, MintError, Rollback, ShardedGenerator};
+use snowmint::{
+    Fenced, Generator, Keeper, Layout, ManualClock, MintError, Renewal, Rollback, ShardedGenerator,
+};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id as SpanId, Record};
 use tracing::{Event, Level, Metadata, Subscriber};
@@ -206,4 +208,50 @@ fn overflow_shard_use() {
         }
     });
     assert_eq!(counter(&metrics, "snowmint_overflow_ids_total", ""), 3);
+}
+
+/// A keeper that holds, fails once, then finds its node taken.
+struct Scripted(u32);
+
+impl Keeper for Scripted {
+    fn renew(&mut self, now: u64) -> Renewal {
+        self.0 += 1;
+        match self.0 {
+            1 | 2 => Renewal::Held {
+                limit_unix_millis: now / 1_000_000 + 1_000,
+                valid_until_nanos: u64::MAX,
+                floor_unix_millis: None,
+            },
+            3 => Renewal::Failed(Arc::new(std::io::Error::other("unreachable"))),
+            _ => Renewal::Lost(Arc::new(std::io::Error::other("taken over"))),
+        }
+    }
+    fn release(&mut self, _: Option<u64>) {}
+    fn period(&self, _: bool) -> Duration {
+        Duration::from_secs(3_600)
+    }
+}
+
+/// Renewals by outcome, and a lost fence as one `error` event.
+#[test]
+fn fence_renewals_and_loss() {
+    let (metrics, events) = observe(|| {
+        let fenced =
+            Fenced::start_manual(Generator::new(Layout::TWITTER, 5).unwrap(), 5, Scripted(0))
+                .unwrap();
+        fenced.renew(); // held
+        fenced.renew(); // failed
+        fenced.renew(); // lost
+        fenced.renew(); // not asked: lost for good
+        assert!(fenced.is_lost());
+    });
+    let renewals = |o| counter(&metrics, "snowmint_fence_renewals_total", o);
+    assert_eq!(renewals("outcome=held"), 2);
+    assert_eq!(renewals("outcome=failed"), 1);
+    assert_eq!(renewals("outcome=lost"), 1);
+    let loud: Vec<_> = events.iter().filter(|e| e.0 <= Level::WARN).collect();
+    assert_eq!(loud.len(), 2, "{events:?}");
+    assert_eq!(loud[0].0, Level::WARN);
+    assert_eq!(loud[1].0, Level::ERROR);
+    assert!(loud[1].1.contains("fence lost"), "{events:?}");
 }

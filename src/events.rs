@@ -11,13 +11,15 @@
 //! | `snowmint_clock_behind_seconds` | histogram | | how far behind the issued time the clock was found (its max is the largest step back) |
 //! | `snowmint_errors_total` | counter | `kind` = `exhausted` / `clock_behind` / `before_epoch` / `no_free_shard` / `expired` | an error returned by a mint call (`try_` calls included) |
 //! | `snowmint_overflow_ids_total` | counter | | a `ShardedGenerator` minted from its shared overflow shard |
+//! | `snowmint_lease_acquisitions_total` | counter | `namespace` | a Redis lease took a node |
+//! | `snowmint_lease_node` | gauge | `namespace` | the node number it took (the latest) |
 //! | `snowmint_fence_renewals_total` | counter | `outcome` = `held` / `failed` / `lost` | a fenced source's keeper answered a renewal |
 //!
 //! Trace events (target `snowmint`): a wait that starts is `debug`, the clock found behind
 //! is `warn` (`error` when further behind than the call may wait), an error returned is
 //! `debug` for a wait-and-retry kind and `error` for expiry, a clock before the epoch and
 //! no free shard; overflow use is `debug`; a fence renewal is `trace` when held, `warn` when
-//! it failed and `error` when the node was lost. Fields: `unit_ms` and `sequence_bits` of the
+//! it failed and `error` when the node was lost; a lease taking a node is `info`. Fields: `unit_ms` and `sequence_bits` of the
 //! layout, and the amounts.
 
 use std::time::Duration;
@@ -198,4 +200,37 @@ pub(crate) fn fence_renewal(layout: &Layout, renewal: &Renewal) {
             ),
         }
     }
+}
+
+/// A Redis lease took `node` in `namespace`, whose previous owner left the mark
+/// `mark_unix_millis` (if any).
+#[cfg(feature = "redis")]
+#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
+#[cfg_attr(
+    not(all(feature = "metrics", feature = "tracing")),
+    allow(unused_variables)
+)]
+pub(crate) fn lease_acquired(
+    layout: &Layout,
+    namespace: &str,
+    node: u64,
+    mark_unix_millis: Option<u64>,
+) {
+    #[cfg(feature = "metrics")]
+    {
+        let ns = namespace.to_string();
+        metrics::counter!("snowmint_lease_acquisitions_total", "namespace" => ns.clone())
+            .increment(1);
+        metrics::gauge!("snowmint_lease_node", "namespace" => ns).set(node as f64);
+    }
+    #[cfg(feature = "tracing")]
+    tracing::info!(
+        target: "snowmint",
+        unit_ms = layout.unit().as_secs_f64() * 1e3,
+        sequence_bits = layout.sequence_bits(),
+        namespace,
+        node,
+        mark_unix_millis,
+        "leased a node from Redis"
+    );
 }

@@ -255,3 +255,47 @@ fn fence_renewals_and_loss() {
     assert_eq!(loud[1].0, Level::ERROR);
     assert!(loud[1].1.contains("fence lost"), "{events:?}");
 }
+
+#[cfg(feature = "redis")]
+#[path = "common/redis.rs"]
+mod server;
+
+/// Two leases against a real Redis: two acquisitions, the gauge at the second's node, two
+/// `info` events.
+#[cfg(feature = "redis")]
+#[test]
+fn redis_lease_acquisitions() {
+    let Some(server) = server::RedisServer::start("redis_lease_acquisitions") else {
+        return;
+    };
+    let lease = snowmint::redis::RedisLease::new(&server.url())
+        .unwrap()
+        .namespace("events")
+        .ttl(Duration::from_secs(2));
+    let mut second = 0;
+    let (metrics, events) = observe(|| {
+        let a = lease.acquire(Generator::builder(Layout::TWITTER)).unwrap();
+        let b = lease.acquire(Generator::builder(Layout::TWITTER)).unwrap();
+        assert_ne!(a.node(), b.node());
+        second = b.node();
+    });
+    let acquired = counter(
+        &metrics,
+        "snowmint_lease_acquisitions_total",
+        "namespace=events",
+    );
+    assert_eq!(acquired, 2);
+    let gauge = metrics
+        .iter()
+        .find(|(n, _, _)| n == "snowmint_lease_node")
+        .map(|(_, _, v)| v);
+    assert!(
+        matches!(gauge, Some(DebugValue::Gauge(g)) if g.0 == second as f64),
+        "{gauge:?}, second node {second}"
+    );
+    let infos = events
+        .iter()
+        .filter(|e| e.0 == Level::INFO && e.1.contains("leased a node"))
+        .count();
+    assert_eq!(infos, 2, "{events:?}");
+}

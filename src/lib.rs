@@ -30,6 +30,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod asynchronous;
 mod batch;
 mod bigint;
 mod clock;
@@ -38,6 +39,7 @@ mod divisor;
 pub mod docs;
 mod encoding;
 mod error;
+mod events;
 mod fence;
 mod generator;
 mod id;

@@ -10,6 +10,7 @@
 //! | [`fleets`] | node numbers, the Redis lease, the file guard, the fleet deployment, failure modes |
 //! | [`migrating`] | from bwmarrin/snowflake and sony/sonyflake |
 //! | [`cli`] | the `snowmint` command |
+//! | [`servers`] | async minting (feature `tokio`), metrics and tracing |
 //! | [`proof`] | loom, property tests, fuzzing, miri, stress tests |
 //!
 //! # Crate features
@@ -25,6 +26,9 @@
 //! | `ip` | [`node::PrivateIpv4`](crate::node): node numbers from the private IPv4 address (lists interfaces with `if-addrs`) |
 //! | `postgres` | `Id` as a `BIGINT` column for the `postgres` and `tokio-postgres` crates (`ToSql`/`FromSql` of `postgres-types` 0.2, no default features) |
 //! | `sqlx` | `Id` as a `BIGINT` column for sqlx 0.8 (`Type`/`Encode`/`Decode`/`PgHasArrayType` for `Postgres`; sqlx's Postgres driver only, no runtime, TLS or macros) |
+//! | `tokio` | `snowmint::asynchronous::IdSourceAsync`: `next_id_async`/`next_ids_async` on tokio's timer (tokio's `time` feature only) |
+//! | `metrics` | counters and histograms of waits, clock steps back, errors and overflow use (`metrics` 0.24) |
+//! | `tracing` | a trace event for each of those (`tracing` 0.1, no default features) |
 //!
 //! Benchmark figures (dated measurements, with the machine and the load) are in the
 //! repository's `benches/README.md`, not here.
@@ -49,6 +53,9 @@ pub mod migrating {}
 
 #[doc = include_str!("cli.md")]
 pub mod cli {}
+
+#[doc = include_str!("servers.md")]
+pub mod servers {}
 
 #[doc = include_str!("proof.md")]
 pub mod proof {}

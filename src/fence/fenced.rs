@@ -588,6 +588,7 @@ impl<C: Clock> Gate<C> {
     /// Applies a renewal's outcome to the window. Callers hold the keeper's lock (or own the
     /// gate alone), so that outcomes apply in the order they were obtained.
     fn apply(&self, renewal: Renewal) {
+        crate::events::fence_renewal(&self.layout, &renewal);
         match renewal {
             Renewal::Held {
                 limit_unix_millis,

@@ -11,6 +11,7 @@ use super::tick_cache::TickCache;
 use super::wait::Waiter;
 use crate::clock::Clock;
 use crate::error::{LayoutError, MintError};
+use crate::events::{self, WaitReason};
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::sync::{spin_loop, SPIN_DOUBLINGS};
@@ -209,25 +210,49 @@ impl<C: Clock> Minter<C> {
     ) -> Result<Taken, MintError> {
         let start = Instant::now();
         let mut waiter = Waiter::new();
+        let mut waiting = None;
         loop {
             let Blocked::Wait {
                 until_tick,
                 now_nanos,
-                ..
+                behind,
             } = blocked
             else {
-                return Err(self.error_of(blocked));
+                return Err(self.gave_up(blocked, waiting, start));
             };
             let remaining_wait = self.nanos_until(until_tick, now_nanos);
             if remaining_wait > timeout.saturating_sub(start.elapsed()) {
-                return Err(self.error_of(blocked));
+                return Err(self.gave_up(blocked, waiting, start));
+            }
+            if waiting.is_none() {
+                let reason = if behind {
+                    WaitReason::ClockBehind
+                } else {
+                    WaitReason::Exhausted
+                };
+                events::wait_started(&self.layout, reason, remaining_wait);
+                waiting = Some(reason);
             }
             waiter.wait(remaining_wait);
             match self.attempt(cell, n) {
-                Ok(taken) => return Ok(taken),
+                Ok(taken) => {
+                    if let Some(reason) = waiting {
+                        events::wait_ended(reason, start.elapsed());
+                    }
+                    return Ok(taken);
+                }
                 Err(b) => blocked = b,
             }
         }
+    }
+
+    /// The error of a blocked call that stops waiting, with the end of its wait recorded.
+    #[cold]
+    fn gave_up(&self, blocked: Blocked, waiting: Option<WaitReason>, start: Instant) -> MintError {
+        if let Some(reason) = waiting {
+            events::wait_ended(reason, start.elapsed());
+        }
+        self.error_of(blocked)
     }
 
     /// One pass of the CAS loop: the new states and the clock tick, or why none may be
@@ -320,7 +345,14 @@ impl<C: Clock> Minter<C> {
         Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
     }
 
+    #[cold]
     fn error_of(&self, blocked: Blocked) -> MintError {
+        let e = self.error_of_blocked(blocked);
+        events::mint_error(&self.layout, &e);
+        e
+    }
+
+    fn error_of_blocked(&self, blocked: Blocked) -> MintError {
         match blocked {
             Blocked::Fatal(e) => e,
             Blocked::Wait {

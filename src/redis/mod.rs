@@ -277,6 +277,7 @@ impl RedisLease {
                 ttl: self.ttl,
             })?;
         let node = taken.node;
+        crate::events::lease_acquired(&layout, &self.namespace, node, taken.mark);
         let mut keeper = RedisKeeper {
             conn,
             keys: Keys::new(&prefix, node),

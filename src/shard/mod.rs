@@ -203,6 +203,7 @@ impl<C: Clock> ShardedGenerator<C> {
         let m = &self.shared.minter;
         let slots = &self.shared.slots;
         let (state, _) = m.take(&*slots.overflow, 1, timeout)?;
+        crate::events::overflow_shard(&m.layout);
         last.set(state);
         Ok(m.id_of(state, slots.overflow_node_in_place))
     }

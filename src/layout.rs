@@ -1033,6 +1033,12 @@ impl Layout {
         ticks << self.time_shift | sequence << self.sequence_shift | node_in_place
     }
 
+    /// Where the time field starts in an ID.
+    #[inline]
+    pub(crate) const fn time_shift(&self) -> u8 {
+        self.time_shift
+    }
+
     /// Where the sequence field starts in an ID.
     #[inline]
     pub(crate) const fn sequence_shift(&self) -> u8 {

@@ -109,7 +109,19 @@ impl<C: Clock> Generator<C> {
     /// ```
     #[inline]
     pub fn next_id(&self) -> Result<Id, MintError> {
-        self.next_id_timeout(self.minter.max_wait)
+        match self.minter.take_one_in_tick(&*self.state) {
+            Some(state) => Ok(self.minter.id_of(state, self.node_in_place)),
+            None => self.next_id_general(),
+        }
+    }
+
+    /// [`next_id`](Self::next_id) past its fast path, out of line so that the fast path
+    /// stays small enough to inline and loads nothing it does not use (`max_wait`).
+    #[cold]
+    #[inline(never)]
+    fn next_id_general(&self) -> Result<Id, MintError> {
+        let (state, _) = self.minter.take(&*self.state, 1, self.minter.max_wait)?;
+        Ok(self.minter.id_of(state, self.node_in_place))
     }
 
     /// The next ID, or at once an error saying why not and for how long.

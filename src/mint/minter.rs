@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::cell::StateCell;
 use super::rollback::Rollback;
-use super::rule::{step, tolerance_ticks, Rules, Step, TickWindow};
+use super::rule::{step, tolerance_ticks, OwnTick, Rules, Step, TickWindow};
 use super::tick_cache::TickCache;
 use super::wait::Waiter;
 use crate::clock::Clock;
@@ -24,9 +24,11 @@ pub(crate) struct Minter<C> {
     pub(crate) max_wait: Duration,
     pub(crate) rollback: Rollback,
     pub(crate) clock: C,
-    /// Whether every tick's start fits in u64 Unix nanoseconds (expiry before 2554), so the
-    /// shared generator's fast path may compute it without overflow checks.
-    tick_starts_fit: bool,
+    /// The fast rule in the state's own tick for the shared generator; `None` when a tick's
+    /// end does not fit in u64 Unix nanoseconds (expiry after 2554).
+    own_tick: Option<OwnTick>,
+    /// How IDs are packed from states, precomputed from the layout.
+    packing: Packing,
     /// States `s` with `s & refresh_mask == 0` read the exact clock (see
     /// [`REFRESH_EVERY_BITS`]).
     refresh_mask: u64,
@@ -63,17 +65,23 @@ impl<C: Clock> Minter<C> {
         rollback: Rollback,
         clock: C,
     ) -> Minter<C> {
+        let rules = Rules {
+            sequence_bits: layout.sequence_bits(),
+            max_tick: layout.max_ticks(),
+            lead,
+            continue_behind: rollback == Rollback::Continue,
+            tolerance: tolerance_ticks(layout.unit_nanos()),
+        };
+        let refresh_mask = (1_u64 << layout.sequence_bits().min(REFRESH_EVERY_BITS)) - 1;
+        let own_tick = u64::try_from(layout.tick_start_unix_nanos(0))
+            .ok()
+            .and_then(|origin| OwnTick::new(&rules, layout.unit_nanos(), origin, refresh_mask));
         Minter {
-            rules: Rules {
-                sequence_bits: layout.sequence_bits(),
-                max_tick: layout.max_ticks(),
-                lead,
-                continue_behind: rollback == Rollback::Continue,
-                tolerance: tolerance_ticks(layout.unit_nanos()),
-            },
+            rules,
             max_wait: max_wait.unwrap_or_else(|| layout.unit().max(Duration::from_secs(1))),
-            tick_starts_fit: u64::try_from(layout.expiry_unix_nanos()).is_ok(),
-            refresh_mask: (1_u64 << layout.sequence_bits().min(REFRESH_EVERY_BITS)) - 1,
+            own_tick,
+            packing: Packing::of(&layout),
+            refresh_mask,
             layout,
             rollback,
             clock,
@@ -120,16 +128,10 @@ impl<C: Clock> Minter<C> {
     /// race, with back-off).
     #[inline(always)]
     pub(crate) fn take_one_in_tick<S: StateCell>(&self, cell: &S) -> Option<u64> {
-        if !self.tick_starts_fit {
-            return None;
-        }
+        let own_tick = self.own_tick.as_ref()?;
         let now = self.clock.recent_unix_nanos();
         let current = cell.get();
-        let tick = current >> self.rules.sequence_bits;
-        // Exact: the tick is at most the last one, whose start fits in u64 (tick_starts_fit).
-        let start = self.layout.tick_start_unix_nanos(tick) as u64;
-        let window = self.window(tick, start)?;
-        let next = window.next(current, now, self.refresh_mask)?;
+        let next = own_tick.next(current, now)?;
         cell.replace(current, next).ok()?;
         Some(next)
     }
@@ -335,7 +337,7 @@ impl<C: Clock> Minter<C> {
     /// The ID of `state` for the node whose bits, in place, are `node_bits`.
     #[inline]
     pub(crate) fn id_of(&self, state: u64, node_bits: u64) -> Id {
-        Id::from_u64(self.layout.id_of_state(state, node_bits))
+        Id::from_u64(self.packing.id_of_state(state, node_bits, &self.layout))
     }
 
     /// How long from `now_nanos` until the clock reaches `tick`.
@@ -376,5 +378,84 @@ impl<C: Clock> Minter<C> {
     pub(crate) fn state_of(&self, id: Id) -> u64 {
         let d = self.layout.decode(id);
         d.ticks() << self.rules.sequence_bits | d.sequence()
+    }
+}
+
+/// How a layout packs a state and node bits into an ID, precomputed: for the usual order
+/// (time, node, sequence from the top down) a mask, a shift and two ORs; any other order
+/// goes through [`Layout::id_of_state`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Packing {
+    /// The usual order: the sequence at bit 0, the time right above the node.
+    usual: bool,
+    /// The sequence bits of a state.
+    sequence_mask: u64,
+    /// The node's width: how far the time moves up from the state to the ID.
+    node_bits: u8,
+}
+
+impl Packing {
+    fn of(layout: &Layout) -> Packing {
+        let s = layout.sequence_bits();
+        Packing {
+            usual: layout.sequence_shift() == 0
+                && layout.time_shift() == layout.node_bits() + s
+                && s < 64,
+            sequence_mask: layout.max_sequence(),
+            node_bits: layout.node_bits(),
+        }
+    }
+
+    /// What [`Layout::id_of_state`] gives (the test below checks it for every order).
+    #[inline(always)]
+    pub(crate) fn id_of_state(&self, state: u64, node_in_place: u64, layout: &Layout) -> u64 {
+        if self.usual {
+            (state & !self.sequence_mask) << self.node_bits
+                | state & self.sequence_mask
+                | node_in_place
+        } else {
+            layout.id_of_state(state, node_in_place)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Packing;
+    use crate::layout::{Layout, Order};
+
+    #[test]
+    fn packing_gives_what_the_layout_gives() {
+        let orders = [Order::TimeNodeSequence, Order::TimeSequenceNode];
+        let mut usual = 0;
+        for order in orders {
+            for (n, s) in [(0, 22), (2, 20), (10, 12), (8, 8), (0, 1), (5, 0), (0, 0)] {
+                let layout = Layout::builder()
+                    .node_bits(n)
+                    .sequence_bits(s)
+                    .order(order)
+                    .build()
+                    .expect("a valid layout");
+                let p = Packing::of(&layout);
+                usual += u32::from(p.usual);
+                for node in [0, layout.max_node() / 2, layout.max_node()] {
+                    let nip = layout.node_in_place(node);
+                    for ticks in [0, 1, 12_345, layout.max_ticks()] {
+                        for seq in [0, 1, layout.max_sequence() / 3, layout.max_sequence()] {
+                            let state = ticks << s | seq;
+                            assert_eq!(
+                                p.id_of_state(state, nip, &layout),
+                                layout.id_of_state(state, nip),
+                                "{layout:?} state {state:#x} node {node}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            usual > 0,
+            "the usual order was never taken: the test checks nothing"
+        );
     }
 }

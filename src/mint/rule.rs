@@ -180,9 +180,81 @@ impl TickWindow {
     }
 }
 
+/// [`TickWindow::next`] for the window of the state's own tick, without building the window:
+/// a few ALU operations, for a state shared by threads (which can hold no cache). Made once
+/// per generator; [`next`](Self::next) gives exactly what [`TickWindow::of_tick`] of the
+/// state's tick and then [`TickWindow::next`] give (the exhaustive test checks that).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct OwnTick {
+    sequence_bits: u8,
+    /// The last tick of the layout.
+    max_tick: u64,
+    /// Nanoseconds per tick.
+    unit: u64,
+    /// Where tick 0 starts, in clock nanoseconds.
+    origin: u64,
+    continue_behind: bool,
+    /// As in [`TickWindow::next`]; within the sequence bits, so `next & refresh_mask == 0`
+    /// also covers a state at the end of its tick and the wrap of `u64::MAX`.
+    refresh_mask: u64,
+}
+
+impl OwnTick {
+    /// The rule for `rules` with ticks of `unit` nanoseconds from `origin`; `None` if the
+    /// last tick's end does not fit in u64 nanoseconds (the general path serves all then),
+    /// or `refresh_mask` reaches past the sequence bits.
+    pub(crate) fn new(rules: &Rules, unit: u64, origin: u64, refresh_mask: u64) -> Option<OwnTick> {
+        let sequence_mask = u64::MAX
+            .checked_shr(64 - u32::from(rules.sequence_bits))
+            .unwrap_or(0);
+        if refresh_mask & !sequence_mask != 0 {
+            return None;
+        }
+        rules
+            .max_tick
+            .checked_add(1)?
+            .checked_mul(unit)?
+            .checked_add(origin)?;
+        Some(OwnTick {
+            sequence_bits: rules.sequence_bits,
+            max_tick: rules.max_tick,
+            unit,
+            origin,
+            continue_behind: rules.continue_behind,
+            refresh_mask,
+        })
+    }
+
+    /// The state after `state` for a reading `now` (nanoseconds), if the window of `state`'s
+    /// own tick serves it: what that window's [`TickWindow::next`] gives.
+    #[inline(always)]
+    pub(crate) fn next(&self, state: u64, now: u64) -> Option<u64> {
+        let next = state.wrapping_add(1);
+        // The mask is within the sequence bits: a zero there is a refresh, or a carry out of
+        // the tick (`next >= limit`), or the wrap of `u64::MAX` (`checked_add` failing).
+        if next & self.refresh_mask == 0 {
+            return None;
+        }
+        let tick = state >> self.sequence_bits;
+        if tick > self.max_tick {
+            return None;
+        }
+        // No overflow: every tick's end fits in u64 (checked in `new`).
+        let start = tick * self.unit;
+        // Nanoseconds since tick 0; a reading before it wraps past every tick's end.
+        let since = now.wrapping_sub(self.origin);
+        let served = if self.continue_behind {
+            since < start + self.unit
+        } else {
+            since.wrapping_sub(start) < self.unit
+        };
+        served.then_some(next)
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{step, tick_end, Rules, Step, TickWindow};
+    use super::{step, tick_end, OwnTick, Rules, Step, TickWindow};
 
     const S: u8 = 2; // 4 IDs per tick keeps exhaustion easy to reach.
 
@@ -394,6 +466,7 @@ mod tests {
     /// Checks every window of `r`'s ticks; returns how many readings they served.
     fn check_windows(r: &Rules, unit: u64, epoch: u64, mask: u64) -> u64 {
         let s = r.sequence_bits;
+        let own = OwnTick::new(r, unit, epoch, mask).expect("the test's ticks end below 2^64");
         let mut served = 0_u64;
         for tick in 0..=r.max_tick {
             let start = epoch + tick * unit;
@@ -402,6 +475,21 @@ mod tests {
                     tick_end(tick << s, s).is_none(),
                     "only the last tick of 2^64 states may lack a window"
                 );
+                // The precomputed rule serves that tick's states only as `step` does.
+                for state in (0..4).map(|k| u64::MAX - k) {
+                    for now in 0..epoch + unit * (r.max_tick + 3) {
+                        if let Some(next) = own.next(state, now) {
+                            assert_eq!(
+                                step(state, (now - epoch) / unit, 1, r),
+                                Step::Issue {
+                                    first: next,
+                                    last: next
+                                },
+                                "own tick past the windows: state {state:#x} reading {now}"
+                            );
+                        }
+                    }
+                }
                 continue;
             };
             let floor = tick << s;
@@ -410,6 +498,17 @@ mod tests {
             let top = (0..4).map(|k| w.limit.wrapping_sub(1).saturating_sub(k));
             for state in near.chain(top).filter(|&x| x >= floor) {
                 for now in 0..epoch + unit * (r.max_tick + 3) {
+                    if state >> s > r.max_tick {
+                        assert_eq!(own.next(state, now), None, "served past the last tick");
+                    }
+                    if state >> s == tick {
+                        // The state's own tick: the precomputed rule is this window's.
+                        assert_eq!(
+                            own.next(state, now),
+                            w.next(state, now, mask),
+                            "own tick: state {state:#x} reading {now} rules {r:?}"
+                        );
+                    }
                     let Some(next) = w.next(state, now, mask) else {
                         continue;
                     };

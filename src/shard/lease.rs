@@ -57,6 +57,18 @@ impl<C: Clock> Lease<C> {
     /// ```
     #[inline]
     pub fn next_id(&self) -> Result<Id, MintError> {
+        let h = &self.hold;
+        match self.shared.minter.take_one_from_cache(&h.state, &h.cache) {
+            Some(id) => Ok(Id::from_u64(id)),
+            None => self.next_id_general(),
+        }
+    }
+
+    /// [`next_id`](Self::next_id) past its fast path, out of line so that the fast path
+    /// stays small enough to inline and loads nothing it does not use (`max_wait`).
+    #[cold]
+    #[inline(never)]
+    fn next_id_general(&self) -> Result<Id, MintError> {
         self.next_id_timeout(self.shared.minter.max_wait)
     }
 

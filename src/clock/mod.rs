@@ -41,6 +41,24 @@ pub trait Clock: Send + Sync {
     fn recent_unix_nanos(&self) -> u64 {
         self.now_unix_nanos()
     }
+
+    /// The clock a generator builder uses when it was given none: the process-wide
+    /// [`TscClock::shared`] for [`TscClock`], `None` for every other clock (their builders
+    /// always have one). Builders call it at `build`, so a builder given another clock never
+    /// starts the shared TSC clock.
+    ///
+    /// ```
+    /// use snowmint::{Clock, ManualClock, TscClock};
+    /// assert!(ManualClock::process_default().is_none());
+    /// # #[cfg(not(miri))]
+    /// assert!(TscClock::process_default().is_some());
+    /// ```
+    fn process_default() -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 /// Clocks behind references and smart pointers are clocks.

@@ -236,6 +236,10 @@ impl core::fmt::Debug for TscClock {
 }
 
 impl Clock for TscClock {
+    fn process_default() -> Option<TscClock> {
+        Some(TscClock::shared())
+    }
+
     #[inline]
     fn now_unix_nanos(&self) -> u64 {
         self.inner.now()

@@ -35,12 +35,13 @@ pub struct GeneratorBuilder<C> {
     max_wait: Option<Duration>,
     rollback: Rollback,
     start_after: Option<Id>,
-    clock: C,
+    /// `None` until `.clock(…)`: the clock's process default is taken at `build`.
+    clock: Option<C>,
 }
 
 impl<C: Clock> GeneratorBuilder<C> {
     /// Settings for `layout` on `clock`, node 0.
-    pub(crate) fn new(layout: Layout, clock: C) -> GeneratorBuilder<C> {
+    pub(crate) fn new(layout: Layout, clock: Option<C>) -> GeneratorBuilder<C> {
         GeneratorBuilder {
             layout,
             node: 0,
@@ -144,7 +145,7 @@ impl<C: Clock> GeneratorBuilder<C> {
             max_wait: self.max_wait,
             rollback: self.rollback,
             start_after: self.start_after,
-            clock,
+            clock: Some(clock),
         }
     }
 
@@ -179,15 +180,27 @@ impl<C: Clock> GeneratorBuilder<C> {
                 max: layout.max_node(),
             });
         }
-        self.check_not_expired()?;
-        Ok(Generator::from_parts(self.into_parts()))
+        let resolved = self.resolve_clock();
+        resolved.check_not_expired()?;
+        Ok(Generator::from_parts(resolved.into_parts()))
+    }
+
+    /// Takes the clock's process default if none was given (the shared [`TscClock`](crate::TscClock)).
+    pub(crate) fn resolve_clock(mut self) -> Self {
+        if self.clock.is_none() {
+            self.clock = C::process_default();
+        }
+        self
     }
 
     /// [`LayoutError::Expired`] when the layout's expiry is at or before the clock's now:
     /// such a generator could never mint, so it is refused by name when built rather than
     /// failing on every call.
     pub(crate) fn check_not_expired(&self) -> Result<(), LayoutError> {
-        let now = self.clock.now_unix_nanos();
+        let Some(clock) = &self.clock else {
+            return Ok(());
+        };
+        let now = clock.now_unix_nanos();
         if u128::from(now) >= self.layout.expiry_unix_nanos() {
             return Err(LayoutError::Expired {
                 expiry_unix_millis: self.layout.expiry_unix_millis(),
@@ -204,7 +217,9 @@ impl<C: Clock> GeneratorBuilder<C> {
             self.lead_ticks,
             self.max_wait,
             self.rollback,
-            self.clock,
+            self.clock.or_else(C::process_default).expect(
+                "a builder without a clock is made only for TscClock, which has a process default",
+            ),
         );
         let start = self.start_after.map(|id| minter.state_of(id));
         (minter, self.node, start)

@@ -80,7 +80,7 @@ impl Generator {
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
     pub fn builder(layout: Layout) -> GeneratorBuilder<TscClock> {
-        GeneratorBuilder::new(layout, TscClock::shared())
+        GeneratorBuilder::new(layout, None)
     }
 }
 

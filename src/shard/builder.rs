@@ -154,8 +154,9 @@ impl<C: Clock> ShardedBuilder<C> {
     /// ```
     pub fn build(self) -> Result<ShardedGenerator<C>, ShardError> {
         let shard_bits = self.shard_bits_or_default();
-        self.inner.check_not_expired()?;
-        let (minter, host, start) = self.inner.into_parts();
+        let inner = self.inner.resolve_clock();
+        inner.check_not_expired()?;
+        let (minter, host, start) = inner.into_parts();
         ShardedGenerator::from_parts(minter, host, shard_bits, start)
     }
 

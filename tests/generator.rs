@@ -56,8 +56,16 @@ fn more_threads_than_cores_never_duplicate_uncapped() {
 
 #[test]
 fn more_threads_than_cores_never_duplicate_at_the_twitter_cap() {
-    // 8 x 10,000 IDs at 4,096 per ms: threads contend for exhausted ticks and wait.
-    let gen = Arc::new(Generator::new(Layout::TWITTER, 1023).unwrap());
+    // 8 x 10,000 IDs at 4,096 per ms: threads contend for exhausted ticks and wait. Each
+    // wait ends with its tick; a max_wait of a minute (not the default 1 s) keeps a thread
+    // that a loaded machine holds off the CPU from giving up: this test counts duplicates.
+    let gen = Arc::new(
+        Generator::builder(Layout::TWITTER)
+            .node(1023)
+            .max_wait(Duration::from_secs(60))
+            .build()
+            .unwrap(),
+    );
     let runs = mint_on_threads(&gen, 8, 10_000);
     assert_unique_and_increasing(&runs);
     let decoded = Layout::TWITTER.decode(runs[0][0]);

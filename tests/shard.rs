@@ -158,6 +158,7 @@ fn many_threads_on_shards_never_duplicate_and_each_increases() {
     let gen = Arc::new(
         ShardedGenerator::builder(layout)
             .shard_bits(3)
+            .max_wait(PATIENT)
             .build()
             .unwrap(),
     );
@@ -283,8 +284,15 @@ fn a_thread_keeps_increasing_across_release_local() {
     assert!(c > b);
 }
 
-/// A layout with room for every thread test here without waiting: 21 sequence bits (2 M IDs
-/// per ms per shard), 2 node bits, 40 time bits.
+/// `max_wait` for the thread tests whose threads wait for the next tick (at a tick's cap, or
+/// on the overflow shard, which a thread pushes to the end of its tick every 1,024 mints
+/// when it looks for a shard of its own). The wait ends when the tick does; but at load 15
+/// on 2 cores a waiting thread was kept off the CPU for over the default 1 s and its call
+/// gave up. These tests count duplicates, not waits: a minute leaves room for any scheduler.
+const PATIENT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// A layout with room for the thread tests: 21 sequence bits (2 M IDs per ms per shard), 2
+/// node bits, 40 time bits.
 const ROOMY: Layout = Layout::builder()
     .time_bits(40)
     .node_bits(2)
@@ -360,6 +368,7 @@ fn threads_overlapping_on_the_overflow_shard_never_duplicate() {
     let gen = ShardedGenerator::builder(ROOMY)
         .shard_bits(1)
         .host(1)
+        .max_wait(PATIENT)
         .build()
         .unwrap();
     let lease = gen.lease().unwrap();
@@ -389,6 +398,7 @@ fn more_threads_than_shards_overlapping_never_duplicate() {
     // shards between the leasing threads and the overflowing ones.
     let gen = ShardedGenerator::builder(ROOMY)
         .shard_bits(2)
+        .max_wait(PATIENT)
         .build()
         .unwrap();
     // Thread 5's IDs come from one lease after another, or the overflow shard: a lease of a

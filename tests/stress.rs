@@ -158,9 +158,14 @@ fn distinct_nodes(total: usize) {
 /// `next_id` and per lease (a thread's next lease may be a lower shard in the same tick, so
 /// each lease is a run of its own).
 fn sharded(total: usize) {
+    // The threads on the overflow shard wait for the next tick now and then (each pushes it
+    // to the end of its tick every 1,024 mints, when it looks for a shard of its own), and
+    // unwrap: a minute of max_wait keeps a thread a loaded machine holds off the CPU for
+    // over the default 1 s from failing a test that counts duplicates.
     let gen = ShardedGenerator::builder(EIGHT_SHARDS)
         .shard_bits(3)
         .host(0)
+        .max_wait(Duration::from_secs(60))
         .build()
         .unwrap();
     let threads = 10; // > 7 exclusive shards.

@@ -9,7 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use common::{
     assert_unique, mint_each, mint_shared, sharded_layout, visit_cases, Mint, Run, Shape, Visit,
 };
-use snowmint::{Id, Layout};
+use snowmint::{Id, Layout, ShardedGenerator};
 
 /// IDs per case: 200,000 take 50 ms at Twitter's cap of 4,096 per ms.
 const TOTAL: u64 = 200_000;
@@ -257,6 +257,28 @@ fn one_thread_cases_mint_unique_ids_in_their_layout() {
         };
         visit_cases(shape, &mut v);
         assert_all_cases(&v.checked);
+    }
+}
+
+#[test]
+fn the_one_thread_lease_case_mints_unique_ids_on_an_exclusive_shard() {
+    // The mint bench's one-thread groups time one more case after `visit_cases`: an owned
+    // lease of one shard (not Sync, so only there), built as the bench builds it.
+    for shape in [Shape::Uncapped, Shape::Twitter] {
+        let (layout, shard_bits, _note) = sharded_layout(shape);
+        let sharded = ShardedGenerator::builder(layout)
+            .shard_bits(shard_bits)
+            .build()
+            .expect("shard bits fit the layout");
+        let lease = sharded.lease().expect("a free shard");
+        let node = lease.node();
+        let mut single = Single {
+            shape,
+            checked: Vec::new(),
+        };
+        let nodes = single.run("snowmint-lease", lease, layout);
+        assert_nodes(&single.case("snowmint-lease"), &nodes, &[node]);
+        assert_own_shards(&single.case("snowmint-lease"), &nodes, shard_bits);
     }
 }
 

@@ -56,8 +56,16 @@ fn more_threads_than_cores_never_duplicate_uncapped() {
 
 #[test]
 fn more_threads_than_cores_never_duplicate_at_the_twitter_cap() {
-    // 8 x 10,000 IDs at 4,096 per ms: threads contend for exhausted ticks and wait.
-    let gen = Arc::new(Generator::new(Layout::TWITTER, 1023).unwrap());
+    // 8 x 10,000 IDs at 4,096 per ms: threads contend for exhausted ticks and wait. Each
+    // wait ends with its tick; a max_wait of a minute (not the default 1 s) keeps a thread
+    // that a loaded machine holds off the CPU from giving up: this test counts duplicates.
+    let gen = Arc::new(
+        Generator::builder(Layout::TWITTER)
+            .node(1023)
+            .max_wait(Duration::from_secs(60))
+            .build()
+            .unwrap(),
+    );
     let runs = mint_on_threads(&gen, 8, 10_000);
     assert_unique_and_increasing(&runs);
     let decoded = Layout::TWITTER.decode(runs[0][0]);
@@ -85,8 +93,12 @@ fn the_sequence_fills_a_tick_before_time_moves() {
 #[test]
 fn blocking_call_waits_for_the_next_tick_when_the_clock_moves() {
     let clock = frozen();
+    // The call returns as soon as the clock moves; it fails only if the ticker thread does
+    // not run within max_wait. The default of 1 s could run out on a loaded machine, so
+    // allow a minute (a wait that never ends would still fail here).
     let gen = Generator::builder(Layout::TWITTER)
         .clock(clock.clone())
+        .max_wait(Duration::from_secs(60))
         .build()
         .unwrap();
     for _ in 0..4_096 {
@@ -117,10 +129,14 @@ fn blocking_call_gives_up_at_max_wait_with_the_reason() {
     let err = gen.next_id().unwrap_err();
     let waited = started.elapsed();
     assert!(matches!(err, MintError::Exhausted { .. }), "{err:?}");
+    // A lower bound, which load cannot break: the call gives up only once less than the
+    // 1 ms it still needs is left of its 30 ms.
     assert!(
         waited >= Duration::from_millis(29),
         "gave up early: {waited:?}"
     );
+    // An upper bound with room for a loaded machine: a 30 ms wait stretched past 5 s is a
+    // wait that ignores max_wait, not a slow scheduler.
     assert!(
         waited < Duration::from_secs(5),
         "waited without bound: {waited:?}"
@@ -188,24 +204,28 @@ fn rollback_continue_uses_the_rest_of_the_last_tick_then_refuses() {
 #[test]
 fn rollback_wait_refuses_at_once_and_resumes_above_the_last_id() {
     let clock = frozen();
+    // A max_wait of 10 s and a clock 20 s behind: a wait that was started, wrongly, would
+    // hold the call for 10 s or more, while refusing at once takes microseconds. The 5 s
+    // bound below tells the two apart however loaded the machine is.
     let gen = Generator::builder(Layout::TWITTER)
         .clock(clock.clone())
         .on_rollback(Rollback::Wait)
-        .max_wait(Duration::from_millis(50))
+        .max_wait(Duration::from_secs(10))
         .build()
         .unwrap();
     let before = gen.next_id().unwrap();
-    clock.rewind(Duration::from_millis(500));
+    clock.rewind(Duration::from_secs(20));
     let started = Instant::now();
     match gen.next_id() {
-        Err(MintError::ClockBehind { behind }) => assert_eq!(behind, Duration::from_millis(500)),
+        Err(MintError::ClockBehind { behind }) => assert_eq!(behind, Duration::from_secs(20)),
         other => panic!("expected ClockBehind, got {other:?}"),
     }
     assert!(
-        started.elapsed() < Duration::from_millis(50),
-        "a wait longer than max_wait is not started"
+        started.elapsed() < Duration::from_secs(5),
+        "a wait longer than max_wait is not started (took {:?})",
+        started.elapsed()
     );
-    clock.advance(Duration::from_millis(497));
+    clock.advance(Duration::from_secs(20) - Duration::from_millis(3));
     assert!(matches!(
         gen.try_next_id(),
         Err(MintError::ClockBehind { .. })
@@ -227,10 +247,14 @@ fn rollback_wait_refuses_at_once_and_resumes_above_the_last_id() {
 #[test]
 fn a_small_rollback_is_waited_out_by_a_blocking_call() {
     let clock = frozen();
+    // As in `blocking_call_waits_for_the_next_tick_when_the_clock_moves`: the call returns
+    // once the mover has caught the clock up; a max_wait of a minute leaves the mover time to
+    // be scheduled on a loaded machine.
     let gen = Arc::new(
         Generator::builder(Layout::TWITTER)
             .clock(clock.clone())
             .on_rollback(Rollback::Wait)
+            .max_wait(Duration::from_secs(60))
             .build()
             .unwrap(),
     );

@@ -179,8 +179,12 @@ fn a_dead_server_fences_within_the_ttl_and_a_restarted_one_resumes_without_dupli
     let Some(mut server) = RedisServer::start("fence") else {
         return;
     };
+    // On the wall clock, whose cheap reading is exact: the fence's deadline is then checked
+    // against the true time, and the bound below holds however late this thread runs. (The
+    // TSC clock's cheap reading comes from a ticker thread, which a loaded machine can hold
+    // back past the margin.)
     let gen = lease(&server, "fence")
-        .acquire(Generator::builder(Layout::TWITTER))
+        .acquire(Generator::builder(Layout::TWITTER).clock(WallClock))
         .expect("acquire");
     let mut ids = Vec::new();
     let mint_for = |ids: &mut Vec<Id>, d: Duration| {
@@ -197,25 +201,26 @@ fn a_dead_server_fences_within_the_ttl_and_a_restarted_one_resumes_without_dupli
 
     server.kill();
     let killed = Instant::now();
+    // The last renewal was sent before the kill, so the window closes by kill + TTL - margin
+    // on the generator's clock. A call that began after that must be refused, however late
+    // it ran: the bound is on when each call was made, not on when the loop got to run. The
+    // margin (200 ms) is left as slack for the wall clock's slew against `Instant`.
     let fenced_after = loop {
+        let asked = killed.elapsed();
         match gen.next_id() {
-            Ok(id) => ids.push(id),
+            Ok(id) => {
+                assert!(
+                    asked < TTL,
+                    "minted {id} on a call made {asked:?} after the server died (TTL {TTL:?})"
+                );
+                ids.push(id);
+            }
             Err(FenceError::Fenced { .. }) => break killed.elapsed(),
             Err(e) => panic!("unexpected: {e}"),
         }
-        assert!(
-            killed.elapsed() < TTL * 3,
-            "still minting {:?} after the server died",
-            killed.elapsed()
-        );
         std::thread::sleep(Duration::from_micros(200));
     };
     let during_outage = ids.len() - before_kill;
-    // The last renewal was sent before the kill, so the window closed by kill + TTL - margin.
-    assert!(
-        fenced_after <= TTL,
-        "fenced {fenced_after:?} after the kill, TTL {TTL:?}"
-    );
     assert!(gen.is_fenced() && !gen.is_lost());
     let last_before = *ids.last().expect("minted");
 
@@ -230,8 +235,11 @@ fn a_dead_server_fences_within_the_ttl_and_a_restarted_one_resumes_without_dupli
             Err(FenceError::Fenced { .. }) => std::thread::sleep(Duration::from_millis(5)),
             Err(e) => panic!("unexpected: {e}"),
         }
+        // The renewal thread retries every fraction of the TTL and resumes at its first
+        // success; a minute only keeps a renewal that never comes from hanging the test,
+        // with room for a loaded machine.
         assert!(
-            restarted.elapsed() < TTL * 5,
+            restarted.elapsed() < Duration::from_secs(60),
             "no re-acquisition after the restart"
         );
     };
@@ -349,13 +357,26 @@ fn child_minter() {
     };
     std::fs::write(out.with_extension("ready"), b"").expect("ready");
     let (mut ids, mut fenced, mut lost) = (Vec::new(), 0_u64, 0_u64);
-    while !stop.exists() {
+    // At least one round before looking at the stop file: every child mints something,
+    // however late it was scheduled.
+    loop {
         for _ in 0..256 {
             match gen.next_id() {
                 Ok(id) => ids.push(id.to_u64()),
-                Err(FenceError::Lost { .. }) => lost += 1,
-                Err(_) => fenced += 1,
+                Err(FenceError::Lost { .. }) => {
+                    if lost == 0 {
+                        // Tells the parent this owner has learnt it lost the node.
+                        std::fs::write(out.with_extension("lost"), b"").expect("lost");
+                    }
+                    lost += 1;
+                }
+                Err(FenceError::Fenced { .. }) => fenced += 1,
+                // Anything else fails the child, and the parent with it.
+                Err(e) => panic!("unexpected error: {e}"),
             }
+        }
+        if stop.exists() {
+            break;
         }
         std::thread::sleep(Duration::from_millis(1));
     }
@@ -439,9 +460,17 @@ fn a_paused_owner_taken_over_leaves_no_duplicates() {
     );
     let taken_over_after = paused.elapsed();
     std::thread::sleep(Duration::from_millis(300));
-    // A wakes up believing, for a moment, that it still holds node 7.
+    // A wakes up believing, for a moment, that it still holds node 7, until its renewal
+    // finds B's lease. Wait for A to say it learnt that (a property, not a deadline: the
+    // bound only keeps a child that never learns from hanging the test).
     signal(&a, "-CONT");
-    std::thread::sleep(Duration::from_millis(500));
+    let woke = Instant::now();
+    wait_for(
+        &a_out.with_extension("lost"),
+        &mut a,
+        Duration::from_secs(60),
+    );
+    let learnt_after = woke.elapsed();
     std::fs::write(&stop, b"").expect("stop");
     for (name, child) in [("A", &mut a), ("B", &mut b)] {
         let status = child.wait().expect("wait");
@@ -476,7 +505,8 @@ fn a_paused_owner_taken_over_leaves_no_duplicates() {
         .all(|&v| Layout::TWITTER.decode(Id::from_u64(v)).node() == 7));
     eprintln!(
         "takeover: B took node 7 {taken_over_after:?} after A was paused; A minted {}, B minted {}, \
-         {duplicates} duplicates; A refused {lost_a} calls as lost after it woke",
+         {duplicates} duplicates; A learnt it lost node 7 {learnt_after:?} after it woke, and \
+         refused {lost_a} calls as lost",
         ids_a.len(),
         ids_b.len()
     );

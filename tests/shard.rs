@@ -158,6 +158,7 @@ fn many_threads_on_shards_never_duplicate_and_each_increases() {
     let gen = Arc::new(
         ShardedGenerator::builder(layout)
             .shard_bits(3)
+            .max_wait(PATIENT)
             .build()
             .unwrap(),
     );
@@ -282,4 +283,146 @@ fn a_thread_keeps_increasing_across_release_local() {
         "every exclusive shard is held: the overflow shard"
     );
     assert!(c > b);
+}
+
+/// `max_wait` for the thread tests whose threads wait for the next tick (at a tick's cap, or
+/// on the overflow shard, which a thread pushes to the end of its tick every 1,024 mints
+/// when it looks for a shard of its own). The wait ends when the tick does; but at load 15
+/// on 2 cores a waiting thread was kept off the CPU for over the default 1 s and its call
+/// gave up. These tests count duplicates, not waits: a minute leaves room for any scheduler.
+const PATIENT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// A layout with room for the thread tests: 21 sequence bits (2 M IDs per ms per shard), 2
+/// node bits, 40 time bits.
+const ROOMY: Layout = Layout::builder()
+    .time_bits(40)
+    .node_bits(2)
+    .sequence_bits(21)
+    .build_const();
+
+/// IDs each thread mints at least, and keeps minting after until every thread has minted as
+/// many: so all threads are minting together while the last of them mints its first
+/// `OVERLAP_IDS`, however the scheduler ran them (the overlap is a property of the loop, not
+/// of timing).
+const OVERLAP_IDS: usize = 100_000;
+
+/// A thread stops at this many IDs even if another has not reached `OVERLAP_IDS` (a starved
+/// thread on a loaded machine), to bound memory; the overlap then covers this many.
+const CAP_IDS: usize = 2_000_000;
+
+/// `threads` threads mint through `mint` (thread index, then where to put the IDs) until
+/// each has minted `OVERLAP_IDS` and every other thread has too (see `OVERLAP_IDS`). Returns
+/// each thread's IDs; panics on a duplicate across all of them (counting the duplicates),
+/// or if the IDs of a thread below `increasing` (by index) do not strictly increase.
+fn mint_overlapping<F>(threads: usize, increasing: usize, mint: F) -> Vec<Vec<Id>>
+where
+    F: Fn(usize, &mut Vec<Id>) + Sync,
+{
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let reached = AtomicUsize::new(0);
+    let runs: Vec<Vec<Id>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                let (reached, mint) = (&reached, &mint);
+                s.spawn(move || {
+                    let mut ids = Vec::with_capacity(2 * OVERLAP_IDS);
+                    while ids.len() < OVERLAP_IDS {
+                        mint(i, &mut ids);
+                    }
+                    // Relaxed: a lone counter; it orders nothing but itself.
+                    reached.fetch_add(1, Ordering::Relaxed);
+                    while reached.load(Ordering::Relaxed) < threads && ids.len() < CAP_IDS {
+                        for _ in 0..64 {
+                            mint(i, &mut ids);
+                        }
+                        // Let a thread still short of OVERLAP_IDS run on a busy machine.
+                        std::thread::yield_now();
+                    }
+                    ids
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut seen = HashSet::new();
+    let (mut duplicates, mut decreases) = (0_usize, 0_usize);
+    for (i, run) in runs.iter().enumerate() {
+        if i < increasing {
+            decreases += run.windows(2).filter(|w| w[0] >= w[1]).count();
+        }
+        duplicates += run.iter().filter(|&&id| !seen.insert(id)).count();
+    }
+    let total: usize = runs.iter().map(Vec::len).sum();
+    assert_eq!(
+        (duplicates, decreases),
+        (0, 0),
+        "duplicates, and IDs not above their thread's last, among {total} IDs"
+    );
+    runs
+}
+
+#[test]
+fn threads_overlapping_on_the_overflow_shard_never_duplicate() {
+    // One exclusive shard, held by a lease for the whole test: four threads meet on the
+    // overflow shard, the sharded generator's only state shared by CAS, through every
+    // thread-local call that reaches it.
+    let gen = ShardedGenerator::builder(ROOMY)
+        .shard_bits(1)
+        .host(1)
+        .max_wait(PATIENT)
+        .build()
+        .unwrap();
+    let lease = gen.lease().unwrap();
+    let runs = mint_overlapping(4, 4, |i, ids| match i % 4 {
+        0 => ids.push(gen.next_id().unwrap()),
+        1 => match gen.try_next_id() {
+            Ok(id) => ids.push(id),
+            Err(e) => assert!(e.retry_after().is_some(), "{e}"),
+        },
+        2 => ids.extend(gen.next_ids(7).unwrap()),
+        _ => match gen.try_next_ids(5) {
+            Ok(batch) => ids.extend(batch),
+            // A full tick (not expected at 2 M per ms, but allowed): try again.
+            Err(e) => assert!(e.retry_after().is_some(), "{e}"),
+        },
+    });
+    for run in &runs {
+        assert!(run.iter().all(|&id| ROOMY.decode(id).node() == 0b11));
+    }
+    assert_eq!(ROOMY.decode(lease.next_id().unwrap()).node(), 0b10);
+}
+
+#[test]
+fn more_threads_than_shards_overlapping_never_duplicate() {
+    // Three exclusive shards and six threads: three mint on shards of their own, the rest on
+    // the overflow shard, all at once; and a lease taken and dropped over and over moves the
+    // shards between the leasing threads and the overflowing ones.
+    let gen = ShardedGenerator::builder(ROOMY)
+        .shard_bits(2)
+        .max_wait(PATIENT)
+        .build()
+        .unwrap();
+    // Thread 5's IDs come from one lease after another, or the overflow shard: a lease of a
+    // lower shard in the same tick mints lower IDs, so only threads 0 to 4 must increase.
+    let runs = mint_overlapping(6, 5, |i, ids| {
+        if i == 5 {
+            // A lease for a few IDs; while every shard is held, the overflow shard.
+            match gen.lease() {
+                Ok(lease) => ids.push(lease.next_id().unwrap()),
+                Err(MintError::NoFreeShard { shards: 3 }) => ids.push(gen.next_id().unwrap()),
+                Err(e) => panic!("{e}"),
+            }
+        } else {
+            ids.push(gen.next_id().unwrap());
+        }
+    });
+    let on_overflow = runs
+        .iter()
+        .flatten()
+        .filter(|&&id| ROOMY.decode(id).node() == 0b11)
+        .count();
+    assert!(
+        on_overflow > 0,
+        "six threads for three shards: some overflow"
+    );
 }

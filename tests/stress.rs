@@ -60,6 +60,13 @@ where
     })
 }
 
+/// Thread `i`'s share of `total` IDs split over `threads`: the shares differ by at most one
+/// and add up to `total` exactly (`total / threads` each would leave up to `threads - 1`
+/// IDs unminted).
+fn share(total: usize, threads: usize, i: usize) -> usize {
+    total / threads + usize::from(i < total % threads)
+}
+
 /// `n` IDs from `mint`, which is retried while it reports a wait (never for long: every
 /// layout here has room, and the blocking calls wait by themselves).
 fn collect(
@@ -114,9 +121,8 @@ fn shared_generator(total: usize) {
         .on_rollback(Rollback::Wait)
         .build()
         .unwrap();
-    let per = total / THREADS;
     let runs = on_threads(THREADS, |i| {
-        collect(per, |ids| {
+        collect(share(total, THREADS, i), |ids| {
             if i % 2 == 0 {
                 gen.next_id().map(|id| ids.push(id))
             } else {
@@ -133,9 +139,10 @@ fn distinct_nodes(total: usize) {
     let gens: Vec<_> = (0..4)
         .map(|n| Generator::new(FOUR_NODES, n).unwrap())
         .collect();
-    let per = total / 8;
     let runs = on_threads(8, |i| {
-        collect(per, |ids| gens[i % 4].next_id().map(|id| ids.push(id)))
+        collect(share(total, 8, i), |ids| {
+            gens[i % 4].next_id().map(|id| ids.push(id))
+        })
     });
     for (i, run) in runs.iter().enumerate() {
         assert!(run
@@ -151,14 +158,19 @@ fn distinct_nodes(total: usize) {
 /// `next_id` and per lease (a thread's next lease may be a lower shard in the same tick, so
 /// each lease is a run of its own).
 fn sharded(total: usize) {
+    // The threads on the overflow shard wait for the next tick now and then (each pushes it
+    // to the end of its tick every 1,024 mints, when it looks for a shard of its own), and
+    // unwrap: a minute of max_wait keeps a thread a loaded machine holds off the CPU for
+    // over the default 1 s from failing a test that counts duplicates.
     let gen = ShardedGenerator::builder(EIGHT_SHARDS)
         .shard_bits(3)
         .host(0)
+        .max_wait(Duration::from_secs(60))
         .build()
         .unwrap();
     let threads = 10; // > 7 exclusive shards.
-    let per = total / threads;
     let runs: Vec<Vec<Id>> = on_threads(threads, |i| {
+        let per = share(total, threads, i);
         if i % 2 == 0 {
             return vec![collect(per, |ids| gen.next_id().map(|id| ids.push(id)))];
         }
@@ -246,6 +258,26 @@ fn quick_sharded_generator_more_threads_than_shards() {
 #[test]
 fn quick_rollback_storm_on_a_manual_clock() {
     rollback_storm(50_000);
+}
+
+#[test]
+fn the_shares_add_up_to_the_total() {
+    for (total, threads) in [
+        (1_000_000, 6),
+        (1_000_000, 8),
+        (100_000_000, 6),
+        (5, 10),
+        (0, 3),
+    ] {
+        let shares: Vec<usize> = (0..threads).map(|i| share(total, threads, i)).collect();
+        assert_eq!(
+            shares.iter().sum::<usize>(),
+            total,
+            "{total} over {threads}"
+        );
+        let (min, max) = (shares.iter().min(), shares.iter().max());
+        assert!(max.unwrap() - min.unwrap() <= 1, "{shares:?}");
+    }
 }
 
 #[test]

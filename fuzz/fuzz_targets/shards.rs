@@ -1,4 +1,6 @@
-//! Shards: arbitrary lease / mint / release sequences on a scripted clock never repeat an ID.
+//! Shards: arbitrary lease / mint / release sequences on a scripted clock never repeat an ID,
+//! the blocking forms (the leases' and thread-local shards' cached hot path) agree with the
+//! non-blocking ones call by call, and calls on shards of known state follow the step rule.
 //! The property is `tests/support/shard_script.rs`, shared with `tests/prop_shards.rs`.
 #![no_main]
 
@@ -12,7 +14,7 @@ use snowmint::Rollback;
 use shard_script::{run, Op, Script};
 
 fn op(u: &mut Unstructured) -> Result<Op> {
-    Ok(match u.int_in_range(0..=7)? {
+    Ok(match u.int_in_range(0..=8)? {
         0 => Op::Lease,
         1 => Op::Drop {
             slot: u.arbitrary()?,
@@ -29,6 +31,7 @@ fn op(u: &mut Unstructured) -> Result<Op> {
         6 => Op::Advance {
             nanos: u.int_in_range(0..=20_000)?,
         },
+        7 => Op::BatchLocal { n: u.arbitrary()? },
         _ => Op::Rewind {
             nanos: u.int_in_range(0..=20_000)?,
         },
@@ -43,6 +46,7 @@ fn script(u: &mut Unstructured) -> Result<Script> {
     } else {
         Rollback::Continue
     };
+    let wait = u.arbitrary()?;
     let mut ops = Vec::new();
     while !u.is_empty() && ops.len() < 512 {
         ops.push(op(u)?);
@@ -51,6 +55,7 @@ fn script(u: &mut Unstructured) -> Result<Script> {
         shard_bits,
         lead,
         rollback,
+        wait,
         ops,
     })
 }

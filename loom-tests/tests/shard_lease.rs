@@ -261,7 +261,8 @@ fn three_racers_continue_one_another() {
     let seen = Seen::default();
     let tally = seen.clone();
     let mut builder = loom::model::Builder::new();
-    // Unbounded: 603 k interleavings, 147 s here. At 3 preemptions: 21 k, ~3 s; at 2: 3.9 k.
+    // At 3 preemptions: 21 k interleavings, 3 to 7 s here; at 2: 3.9 k. Unbounded: 603 k,
+    // 147 s in an earlier version; not finished after 8 CPU-minutes now.
     // `LOOM_MAX_PREEMPTIONS` overrides the default of 3.
     builder.preemption_bound.get_or_insert(3);
     let n = explore("lease_three_racers", builder, move || {

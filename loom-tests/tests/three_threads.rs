@@ -15,8 +15,9 @@ const LAYOUT: snowmint::Layout = layout(3);
 #[test]
 fn three_threads_two_ids_at_preemption_bound_2() {
     let mut builder = loom::model::Builder::new();
-    // Unbounded, 3 threads are out of reach. Measured here: 8 k interleavings, ~2 s at 2
-    // preemptions; 79 k, ~16 s at 3. `LOOM_MAX_PREEMPTIONS` overrides the default of 2.
+    // Unbounded, 3 threads are out of reach. Measured here (2 vCPUs, load ~7): 22 k
+    // interleavings, ~7 s at 2 preemptions; 200 k, ~48 s at 3. `LOOM_MAX_PREEMPTIONS`
+    // overrides the default of 2.
     builder.preemption_bound.get_or_insert(2);
     let n = explore("three_threads", builder, || {
         let gen = Arc::new(

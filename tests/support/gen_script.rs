@@ -19,7 +19,7 @@
 //! - every hint is exact: moving the clock by `retry_after` makes the next call succeed (or
 //!   find the layout expired), one nanosecond less does not;
 //! - every wait is bounded: `try_next_id` returns at once and `next_id_timeout(t)` within
-//!   `t` (plus [`SLACK`] for scheduling).
+//!   `t` (plus [`SLACK`] for scheduling on a loaded machine).
 #![allow(dead_code)] // Each includer uses part of it.
 
 use std::collections::HashSet;
@@ -30,10 +30,18 @@ use snowmint::{
     Clock, Generator, Id, Layout, LayoutError, ManualClock, MintError, Parts, Rollback,
 };
 
-/// How late a call may return beyond its timeout before the wait counts as unbounded. Generous
-/// because the machine may be loaded (fuzzing, parallel builds); an unbounded wait is caught
-/// either way.
-pub const SLACK: Duration = Duration::from_millis(500);
+/// How late a call may return beyond its timeout before the wait counts as unbounded.
+/// Timeouts in scripts are at most 65 ms and the clock stands still during a call, so a
+/// correct call returns within its timeout plus scheduling delays. 5 s covers those on a
+/// loaded 2-core machine (two busy loops beside the tests, fuzzing, sanitizers) with a wide
+/// margin; a wait that ignores its timeout is still caught, as every script generator's
+/// `max_wait` (which no script call uses) is [`MAX_WAIT`], far beyond it, and a wait without
+/// any bound hangs the run (the fuzzer's `-timeout` catches that).
+pub const SLACK: Duration = Duration::from_secs(5);
+
+/// The `max_wait` of every script generator: no call of a script should wait for it (they
+/// wait at most their own timeout), so a call that did would overrun [`SLACK`] visibly.
+pub const MAX_WAIT: Duration = Duration::from_secs(30);
 
 /// One step of a script.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,6 +170,7 @@ pub fn run(script: &Script) -> Stats {
                 .clock(clock.clone())
                 .node(node)
                 .lead_ticks(script.lead)
+                .max_wait(MAX_WAIT)
                 .on_rollback(script.rollback);
             if let Some((_, _, id)) = start_after {
                 b = b.start_after(id);

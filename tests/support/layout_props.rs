@@ -209,7 +209,21 @@ pub fn check(input: &LayoutInput, fields: &[(u64, u64, u64)], ids: &[u64]) {
     assert_eq!(layout.max_node(), mask(n), "{ctx}");
     assert_eq!(layout.max_sequence(), mask(s), "{ctx}");
     assert_eq!(layout.ids_per_tick(), mask(s).wrapping_add(1), "{ctx}");
-    let _ = layout.capacity_per_second();
+    // The cap of one node: 2^s IDs per tick, ticks of `unit` each. Computed here another
+    // way (from the unit as a `Duration` in seconds), so a cap off by the node count, a unit
+    // read in the wrong scale or an integer division shows.
+    let capacity = layout.capacity_per_second();
+    let per_tick = 2_f64.powi(s as i32);
+    let want = per_tick / layout.unit().as_secs_f64();
+    assert!(
+        capacity.is_finite() && capacity > 0.0,
+        "{ctx}: capacity {capacity}"
+    );
+    assert!(
+        ((capacity - want) / want).abs() < 1e-12,
+        "{ctx}: capacity {capacity} per second, want {want} ({per_tick} per tick of {:?})",
+        layout.unit()
+    );
 
     // Every field at its maximum: all bits of the width set, each field back intact, and the
     // three fields disjoint.

@@ -184,7 +184,7 @@ impl<C: Clock> Minter<C> {
         if let Some(window) = start.and_then(|start| self.window(tick, start)) {
             // `state` was issued at clock tick `tick`, so it is at least the tick's first
             // state: the window's precondition holds from here on, as states only grow.
-            cache.fill(window, self.layout.id_of_state(window.floor, node_in_place));
+            cache.fill(window, self.id_of(window.floor, node_in_place).to_u64());
         }
         Ok(self.id_of(state, node_in_place))
     }

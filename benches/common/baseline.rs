@@ -137,7 +137,7 @@ impl<L: Lock, T: Millis> MutexGen<L, T> {
 }
 
 impl<L: Lock, T: Millis> Mint for MutexGen<L, T> {
-    #[inline]
+    #[inline(always)]
     fn mint(&self) -> u64 {
         let (ms, seq) = self.state.with(|s| {
             // max(last, now): a reading behind the last issued millisecond (the cheap

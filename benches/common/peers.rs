@@ -48,14 +48,14 @@ fn ferroid_clock() -> MonotonicClock {
 }
 
 impl<ID: SnowflakeId<Ty = u64>> Mint for AtomicSnowflakeGenerator<ID, MonotonicClock> {
-    #[inline]
+    #[inline(always)]
     fn mint(&self) -> u64 {
         self.next_id(|_| spin_loop()).to_raw()
     }
 }
 
 impl<ID: SnowflakeId<Ty = u64>> Mint for LockSnowflakeGenerator<ID, MonotonicClock> {
-    #[inline]
+    #[inline(always)]
     fn mint(&self) -> u64 {
         self.try_next_id(|_| spin_loop())
             .expect("ferroid lock poisoned")
@@ -64,7 +64,7 @@ impl<ID: SnowflakeId<Ty = u64>> Mint for LockSnowflakeGenerator<ID, MonotonicClo
 }
 
 impl<ID: SnowflakeId<Ty = u64>> Mint for BasicSnowflakeGenerator<ID, MonotonicClock> {
-    #[inline]
+    #[inline(always)]
     fn mint(&self) -> u64 {
         self.next_id(|_| spin_loop()).to_raw()
     }
@@ -89,7 +89,7 @@ where
 // ---- snowflake_me ----
 
 impl Mint for snowflake_me::Snowflake {
-    #[inline]
+    #[inline(always)]
     fn mint(&self) -> u64 {
         self.next_id().expect("snowflake_me failed").as_u64()
     }
@@ -181,7 +181,7 @@ impl<L: snowdon::Layout> SnowdonGen<L> {
 }
 
 impl<L: snowdon::Layout> Mint for SnowdonGen<L> {
-    #[inline]
+    #[inline(always)]
     fn mint(&self) -> u64 {
         loop {
             match self.gen.generate() {
@@ -199,7 +199,7 @@ impl<L: snowdon::Layout> Mint for SnowdonGen<L> {
 // ---- snowflaked ----
 
 impl Mint for snowflaked::sync::Generator {
-    #[inline]
+    #[inline(always)]
     fn mint(&self) -> u64 {
         self.generate()
     }

@@ -107,7 +107,7 @@ impl<C: Clock> Generator<C> {
     /// assert_eq!(ids.len(), 600);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn next_id(&self) -> Result<Id, MintError> {
         match self.minter.take_one_in_tick(&*self.state) {
             Some(state) => Ok(self.minter.id_of(state, self.node_in_place)),

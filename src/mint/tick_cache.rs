@@ -18,7 +18,7 @@ pub(crate) struct TickCache {
 }
 
 impl TickCache {
-    pub(crate) fn new() -> TickCache {
+    pub(crate) const fn new() -> TickCache {
         TickCache {
             window: Cell::new(TickWindow::EMPTY),
             id_base: Cell::new(0),
@@ -42,6 +42,12 @@ impl TickCache {
             next,
             self.id_base.get() | (next - w.floor) << sequence_shift,
         ))
+    }
+
+    /// Takes on `other`'s window and ID bits.
+    pub(crate) fn copy_from(&self, other: &TickCache) {
+        self.window.set(other.window.get());
+        self.id_base.set(other.id_base.get());
     }
 
     /// Remembers the window of the tick just minted in, and the ID bits of its first state.

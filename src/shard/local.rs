@@ -5,6 +5,7 @@ use core::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use super::slots::{Hold, Slots};
+use crate::mint::tick_cache::TickCache;
 use crate::sync::const_thread_local;
 
 /// Mints through the overflow shard this many times before trying again for an exclusive
@@ -32,20 +33,100 @@ struct Entry {
     last_elsewhere: Cell<u64>,
 }
 
-const_thread_local! {
-    static LOCAL: RefCell<Vec<Entry>> = RefCell::new(Vec::new());
+/// One thread's shards: an entry per generator it minted through, and a copy of the
+/// exclusive shard it used last, which the hot path reaches with no borrow and no search.
+struct Registry {
+    hot: Hot,
+    entries: RefCell<Vec<Entry>>,
 }
 
-/// `f` on this thread's own shard of the generator owning `slots`, if it holds one and the
-/// registry is free: no shard is taken, nothing is allocated. The hot path; everything else
-/// goes through [`with`].
+/// The state and tick window of one exclusive shard this thread holds, moved here for the
+/// hot path. While `owner` names a generator, these cells are its hold's state (the hold's
+/// own cells are stale); [`Registry::flush`] moves them back before anything else reads the
+/// hold. `owner` is the address of the generator's `Slots`, which cannot be freed or reused
+/// while its entry (holding an `Arc` of it) lives, and the entry is never removed without a
+/// flush.
+struct Hot {
+    /// `Arc::as_ptr` of the owning generator's slots, or 0 when nothing is here.
+    owner: Cell<usize>,
+    state: Cell<u64>,
+    cache: TickCache,
+}
+
+const_thread_local! {
+    static LOCAL: Registry = Registry {
+        hot: Hot {
+            owner: Cell::new(0),
+            state: Cell::new(0),
+            cache: TickCache::new(),
+        },
+        entries: RefCell::new(Vec::new()),
+    };
+}
+
+/// The identity of a generator's slots in [`Hot::owner`].
 #[inline(always)]
-pub(crate) fn with_own(slots: &Arc<Slots>, f: impl FnOnce(&Hold) -> Option<u64>) -> Option<u64> {
+fn key(slots: &Arc<Slots>) -> usize {
+    Arc::as_ptr(slots) as usize
+}
+
+impl Registry {
+    /// Moves the hot copy back into its hold, so that the hold's cells are every shard's
+    /// state again.
+    fn flush(&self, entries: &[Entry]) {
+        let owner = self.hot.owner.get();
+        if owner == 0 {
+            return;
+        }
+        let hold = entries
+            .iter()
+            .find(|e| key(&e.slots) == owner)
+            .and_then(|e| e.hold.as_ref());
+        debug_assert!(hold.is_some(), "the hot copy's hold is in the registry");
+        if let Some(hold) = hold {
+            // The larger state: a call re-entered from a minting path (a clock that mints
+            // through this generator) may have moved either copy on.
+            if self.hot.state.get() >= hold.state.get() {
+                hold.state.set(self.hot.state.get());
+                hold.cache.copy_from(&self.hot.cache);
+            }
+        }
+        self.hot.owner.set(0);
+    }
+
+    /// Copies `hold` (of the generator with `slots`) to the hot cells; the hot copy must
+    /// have been flushed.
+    fn promote(&self, slots: &Arc<Slots>, hold: &Hold) {
+        debug_assert_eq!(self.hot.owner.get(), 0, "flushed before");
+        self.hot.state.set(hold.state.get());
+        self.hot.cache.copy_from(&hold.cache);
+        self.hot.owner.set(key(slots));
+    }
+}
+
+impl Drop for Registry {
+    /// The thread is ending: the hot copy goes back to its hold before the holds hand
+    /// their shards back.
+    fn drop(&mut self) {
+        let entries = self.entries.borrow();
+        self.flush(&entries);
+    }
+}
+
+/// `f` on the hot copy of this thread's own shard of the generator owning `slots`, if the
+/// shard is the one this thread used last: no borrow, no search, nothing taken or
+/// allocated. The hot path; everything else goes through [`with`].
+#[inline(always)]
+pub(crate) fn with_own(
+    slots: &Arc<Slots>,
+    f: impl FnOnce(&Cell<u64>, &TickCache) -> Option<u64>,
+) -> Option<u64> {
     LOCAL
         .try_with(|local| {
-            let entries = local.try_borrow().ok()?;
-            let entry = entries.iter().find(|e| Arc::ptr_eq(&e.slots, slots))?;
-            f(entry.hold.as_ref()?)
+            if local.hot.owner.get() != key(slots) {
+                return None;
+            }
+            f(&local.hot.state, &local.hot.cache)
         })
         .ok()
         .flatten()
@@ -63,17 +144,18 @@ pub(crate) fn with<R>(slots: &Arc<Slots>, mut f: impl FnMut(Shard<'_>) -> R) -> 
 }
 
 /// `f` on this thread's entry for `slots`, made if missing; `None` if the registry is busy
-/// (re-entered from inside `f`).
+/// (re-entered from inside `f`). An exclusive shard used here becomes the hot one.
 #[inline(always)]
 fn lookup<R>(
-    local: &RefCell<Vec<Entry>>,
+    local: &Registry,
     slots: &Arc<Slots>,
     f: &mut impl FnMut(Shard<'_>) -> R,
 ) -> Option<R> {
-    if let Ok(entries) = local.try_borrow() {
+    if let Ok(entries) = local.entries.try_borrow() {
+        local.flush(&entries);
         if let Some(entry) = entries.iter().find(|e| Arc::ptr_eq(&e.slots, slots)) {
             match &entry.hold {
-                Some(hold) => return Some(f(Shard::Own(hold))),
+                Some(hold) => return Some(local.use_own(&entries, slots, hold, f)),
                 None if entry.retry_in.get() > 0 => {
                     entry.retry_in.set(entry.retry_in.get() - 1);
                     return Some(f(Shard::Overflow(&entry.last_elsewhere)));
@@ -85,15 +167,35 @@ fn lookup<R>(
     lookup_slow(local, slots, f)
 }
 
+impl Registry {
+    /// `f` on `hold` (flushed), then `hold` made the hot copy. A call re-entered from `f`
+    /// may have made it hot already: flushing again folds that in.
+    #[inline(always)]
+    fn use_own<R>(
+        &self,
+        entries: &[Entry],
+        slots: &Arc<Slots>,
+        hold: &Hold,
+        f: &mut impl FnMut(Shard<'_>) -> R,
+    ) -> R {
+        let r = f(Shard::Own(hold));
+        self.flush(entries);
+        self.promote(slots, hold);
+        r
+    }
+}
+
 /// [`lookup`] for a thread without a usable entry: takes a shard (or settles for the
 /// overflow shard) first.
 #[inline(never)]
 fn lookup_slow<R>(
-    local: &RefCell<Vec<Entry>>,
+    local: &Registry,
     slots: &Arc<Slots>,
     f: &mut impl FnMut(Shard<'_>) -> R,
 ) -> Option<R> {
-    let mut entries = local.try_borrow_mut().ok()?;
+    let mut entries = local.entries.try_borrow_mut().ok()?;
+    // Before entries are removed or their holds replaced, their states are in them.
+    local.flush(&entries);
     let position = match entries.iter().position(|e| Arc::ptr_eq(&e.slots, slots)) {
         Some(i) => {
             let entry = &mut entries[i];
@@ -119,9 +221,9 @@ fn lookup_slow<R>(
             entries.len() - 1
         }
     };
-    let entry = core::cell::RefMut::map(entries, |e| &mut e[position]);
+    let entry = &entries[position];
     Some(match &entry.hold {
-        Some(hold) => f(Shard::Own(hold)),
+        Some(hold) => local.use_own(&entries, slots, hold, f),
         None => f(Shard::Overflow(&entry.last_elsewhere)),
     })
 }
@@ -130,7 +232,8 @@ fn lookup_slow<R>(
 /// thread's next ID takes a shard again (starting past the tick it last issued in).
 pub(crate) fn release(slots: &Arc<Slots>) {
     let _ = LOCAL.try_with(|local| {
-        if let Ok(mut entries) = local.try_borrow_mut() {
+        if let Ok(mut entries) = local.entries.try_borrow_mut() {
+            local.flush(&entries);
             if let Some(entry) = entries.iter_mut().find(|e| Arc::ptr_eq(&e.slots, slots)) {
                 if let Some(hold) = entry.hold.take() {
                     let last = hold.state.get().max(entry.last_elsewhere.get());
@@ -146,7 +249,7 @@ pub(crate) fn release(slots: &Arc<Slots>) {
 pub(crate) fn shard_index(slots: &Arc<Slots>) -> Option<usize> {
     LOCAL
         .try_with(|local| {
-            let entries = local.try_borrow().ok()?;
+            let entries = local.entries.try_borrow().ok()?;
             let entry = entries.iter().find(|e| Arc::ptr_eq(&e.slots, slots))?;
             entry.hold.as_ref().map(Hold::index)
         })

@@ -149,11 +149,11 @@ impl<C: Clock> ShardedGenerator<C> {
     /// assert_eq!(Layout::TWITTER.decode(a).node() >> 6, 3);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn next_id(&self) -> Result<Id, MintError> {
         let m = &self.shared.minter;
-        match local::with_own(&self.shared.slots, |h| {
-            m.take_one_from_cache(&h.state, &h.cache)
+        match local::with_own(&self.shared.slots, |state, cache| {
+            m.take_one_from_cache(state, cache)
         }) {
             Some(id) => Ok(Id::from_u64(id)),
             None => self.next_id_general(m.max_wait),
@@ -170,8 +170,8 @@ impl<C: Clock> ShardedGenerator<C> {
     #[inline]
     pub fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
         let m = &self.shared.minter;
-        match local::with_own(&self.shared.slots, |h| {
-            m.take_one_from_cache(&h.state, &h.cache)
+        match local::with_own(&self.shared.slots, |state, cache| {
+            m.take_one_from_cache(state, cache)
         }) {
             Some(id) => Ok(Id::from_u64(id)),
             None => self.next_id_general(timeout),

@@ -166,6 +166,32 @@ fn one_thread_alternating_two_generators_repeats_nothing() {
     assert_eq!(node_of(last_b), 2 << 1);
 }
 
+/// A thread on the overflow shard retries for an exclusive shard every so often; a retry
+/// that finds none must not cost the overflow shard the rest of its tick. With a clock that
+/// never moves, the overflow shard issues every sequence number of the tick, then reports
+/// the tick used up.
+#[test]
+fn the_overflow_shard_issues_its_whole_tick() {
+    let gen = ShardedGenerator::builder(Layout::TWITTER)
+        .shard_bits(1)
+        .clock(frozen())
+        .max_wait(std::time::Duration::ZERO)
+        .build()
+        .unwrap();
+    let _lease = gen.lease().unwrap();
+    let per_tick = 1 << Layout::TWITTER.sequence_bits();
+    let mut last = None;
+    for i in 0..per_tick {
+        let id = gen
+            .next_id()
+            .unwrap_or_else(|e| panic!("ID {i} of {per_tick}: {e}"));
+        assert_eq!(node_of(id), 1, "the overflow shard");
+        assert!(last < Some(id));
+        last = Some(id);
+    }
+    assert!(matches!(gen.next_id(), Err(MintError::Exhausted { .. })));
+}
+
 #[test]
 fn a_dropped_generator_does_not_leak_into_a_new_one() {
     let first = ShardedGenerator::builder(Layout::TWITTER)

@@ -201,10 +201,11 @@ fn lookup_slow<R>(
             let entry = &mut entries[i];
             entry.hold = slots.acquire();
             let last = entry.last_elsewhere.get();
-            match &entry.hold {
-                Some(hold) => hold.start_after_tick_of(last),
-                None if last != 0 => slots.overflow_past_tick_of(last),
-                None => {}
+            // A thread that let a shard go moved the overflow shard past it then (`release`);
+            // past the overflow shard's own states it already is. Moving it here, at each
+            // retry, would cost the overflow shard the rest of its tick every time.
+            if let Some(hold) = &entry.hold {
+                hold.start_after_tick_of(last);
             }
             entry.retry_in.set(RETRY_EVERY);
             i
@@ -238,6 +239,12 @@ pub(crate) fn release(slots: &Arc<Slots>) {
                 if let Some(hold) = entry.hold.take() {
                     let last = hold.state.get().max(entry.last_elsewhere.get());
                     entry.last_elsewhere.set(last);
+                }
+                // The thread's next ID starts past the tick it last minted in, as documented:
+                // on a shard it takes (`lookup_slow`) or on the overflow shard, moved here.
+                let last = entry.last_elsewhere.get();
+                if last != 0 {
+                    slots.overflow_past_tick_of(last);
                 }
                 entry.retry_in.set(0);
             }

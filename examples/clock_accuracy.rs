@@ -13,8 +13,14 @@
 //!   preemption, are counted and left out), and how much the cheap `recent_unix_nanos()`
 //!   reading lagged the exact one.
 //!
+//! With `--paced` it mints the way a slow server does instead (the workload of issue #14):
+//! one ID per millisecond, plus a burst of 5,000 IDs at each whole second, so that most IDs
+//! come from a minter that has been idle; it then also counts the IDs more than 1 ms behind
+//! or ahead of the wall clock.
+//!
 //! ```text
 //! cargo run --release --example clock_accuracy -- 600
+//! cargo run --release --example clock_accuracy -- 600 --paced
 //! ```
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -72,6 +78,12 @@ impl Histogram {
             }
         }
         None
+    }
+
+    /// How many recorded distances exceed `nanos` (a multiple of the bucket width).
+    fn count_over(&self, nanos: u64) -> u64 {
+        let from = (nanos / BUCKET_NANOS) as usize;
+        self.counts.iter().skip(from).sum::<u64>() + self.overflow
     }
 
     fn line(&self, what: &str) -> String {
@@ -217,12 +229,17 @@ impl Report {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let seconds: u64 = match std::env::args().nth(1) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let paced = args.iter().any(|a| a == "--paced");
+    let seconds: u64 = match args.iter().find(|a| *a != "--paced") {
         Some(s) => s
             .parse()
             .map_err(|e| format!("SECONDS must be a whole number, got {s:?}: {e}"))?,
         None => 600,
     };
+    if paced {
+        return run_paced(seconds);
+    }
     let layout = Layout::TWITTER;
     let gen = Generator::new(layout, 0)?;
     let clock = gen.clock().clone();
@@ -291,5 +308,57 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!("---- final ----");
     r.print(start.elapsed());
+    Ok(())
+}
+
+/// IDs minted at each whole second of a paced run, on top of one per millisecond.
+const BURST: u64 = 5_000;
+
+/// `--paced`: one ID per millisecond and a burst of [`BURST`] each second, every ID compared
+/// with `SystemTime` read right after it.
+fn run_paced(seconds: u64) -> Result<(), Box<dyn std::error::Error>> {
+    let layout = Layout::TWITTER;
+    let gen = Generator::new(layout, 0)?;
+    let unit = layout.unit_nanos();
+    println!(
+        "paced for {seconds} s: one ID per ms plus {BURST} at each second, Twitter layout, TscClock ticker {:?}",
+        gen.clock().tick_period()
+    );
+    let mut after_mint = Distances::new();
+    let mut bracketed = Distances::new();
+    let start = Instant::now();
+    let mut mint = |count: u64| -> Result<(), Box<dyn std::error::Error>> {
+        for _ in 0..count {
+            let before = system_unix_nanos();
+            let id: Id = gen.next_id()?;
+            let after = system_unix_nanos();
+            let tick_start = u64::try_from(layout.decode(id).unix_nanos())?;
+            after_mint.record(tick_start, tick_start + unit, after, after);
+            bracketed.record(tick_start, tick_start + unit, before, after);
+        }
+        Ok(())
+    };
+    for ms in 0..seconds * 1_000 {
+        let due = start + Duration::from_millis(ms);
+        if let Some(wait) = due.checked_duration_since(Instant::now()) {
+            std::thread::sleep(wait);
+        }
+        mint(if ms % 1_000 == 0 { 1 + BURST } else { 1 })?;
+    }
+    println!("---- final ----");
+    println!(
+        "after {:.0} s: {} IDs",
+        start.elapsed().as_secs_f64(),
+        after_mint.all.total
+    );
+    after_mint.print("ID tick vs SystemTime read after minting");
+    bracketed.print("ID tick vs SystemTime before..after minting");
+    for (what, d) in [("read after", &after_mint), ("before..after", &bracketed)] {
+        println!(
+            "IDs more than 1 ms behind / ahead of SystemTime {what} minting: {} / {}",
+            d.behind.count_over(1_000_000),
+            d.ahead.count_over(1_000_000)
+        );
+    }
     Ok(())
 }

@@ -254,7 +254,10 @@ impl<C: Clock> Minter<C> {
         if let Some(reason) = waiting {
             events::wait_ended(reason, start.elapsed());
         }
-        self.error_of(blocked)
+        let e = self.error_of_blocked(blocked);
+        // A wait for the clock recorded how far behind it was: not again with the error.
+        events::mint_error_after_wait(&self.layout, &e, waiting == Some(WaitReason::ClockBehind));
+        e
     }
 
     /// One pass of the CAS loop: the new states and the clock tick, or why none may be

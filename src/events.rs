@@ -266,7 +266,10 @@ pub(crate) fn held_back<T>(attempt: impl FnOnce() -> T) -> (T, Option<Held>) {
 
 /// Records an error returned to the caller.
 #[cfg(any(feature = "metrics", feature = "tracing"))]
-#[cfg_attr(not(all(feature = "metrics", feature = "tracing")), allow(unused_variables))]
+#[cfg_attr(
+    not(all(feature = "metrics", feature = "tracing")),
+    allow(unused_variables)
+)]
 fn record_error(layout: &Layout, e: &FenceError, behind_recorded: bool) {
     #[cfg(feature = "metrics")]
     {

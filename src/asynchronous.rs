@@ -211,7 +211,7 @@ impl Waiting {
         }
         *self = match held.as_ref().and_then(|h| Some((h, h.wait()?))) {
             Some((held, (reason, amount))) => {
-                events::wait_started(held.layout(), reason, amount);
+                events::wait_started(held.layout(), held.whose(), reason, amount);
                 Waiting::Since(reason, Instant::now())
             }
             None => Waiting::Untold,

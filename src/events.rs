@@ -41,6 +41,14 @@ use crate::error::MintError;
 use crate::fence::{FenceError, Renewal};
 use crate::layout::Layout;
 
+/// Whose minting an event is about, as trace fields: a generator's `node`, or a sharded
+/// generator's `host` (the node bits above its shards). Each is left out when unknown.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Whose {
+    pub(crate) node: Option<u64>,
+    pub(crate) host: Option<u64>,
+}
+
 /// Why a call waits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum WaitReason {
@@ -95,7 +103,12 @@ fn micros(d: Duration) -> u64 {
     not(all(feature = "metrics", feature = "tracing")),
     allow(unused_variables)
 )]
-pub(crate) fn wait_started(layout: &Layout, reason: WaitReason, for_at_least: Duration) {
+pub(crate) fn wait_started(
+    layout: &Layout,
+    whose: Whose,
+    reason: WaitReason,
+    for_at_least: Duration,
+) {
     #[cfg(feature = "metrics")]
     {
         metrics::counter!("snowmint_waits_total", "reason" => reason.label()).increment(1);
@@ -111,6 +124,8 @@ pub(crate) fn wait_started(layout: &Layout, reason: WaitReason, for_at_least: Du
                 target: "snowmint",
                 unit_ms,
                 sequence_bits,
+                node = whose.node,
+                host = whose.host,
                 wait_us = micros(for_at_least),
                 "sequence used up: waiting for the next tick"
             ),
@@ -118,6 +133,8 @@ pub(crate) fn wait_started(layout: &Layout, reason: WaitReason, for_at_least: Du
                 target: "snowmint",
                 unit_ms,
                 sequence_bits,
+                node = whose.node,
+                host = whose.host,
                 behind_us = micros(for_at_least),
                 "clock behind the last issued time: waiting for it to catch up"
             ),
@@ -125,6 +142,8 @@ pub(crate) fn wait_started(layout: &Layout, reason: WaitReason, for_at_least: Du
                 target: "snowmint",
                 unit_ms,
                 sequence_bits,
+                node = whose.node,
+                host = whose.host,
                 wait_us = micros(for_at_least),
                 "fenced: waiting for the keeper to secure the node again"
             ),
@@ -146,9 +165,9 @@ pub(crate) fn wait_ended(reason: WaitReason, waited: Duration) {
     not(any(feature = "metrics", feature = "tracing")),
     allow(unused_variables)
 )]
-pub(crate) fn mint_error(layout: &Layout, e: &MintError) {
+pub(crate) fn mint_error(layout: &Layout, whose: Whose, e: &MintError) {
     #[cfg(any(feature = "metrics", feature = "tracing"))]
-    refused(layout, FenceError::Mint(*e), false);
+    refused(layout, whose, FenceError::Mint(*e), false);
 }
 
 /// A mint call returns `e` after waiting; `behind_recorded` if its wait was for a clock
@@ -158,9 +177,14 @@ pub(crate) fn mint_error(layout: &Layout, e: &MintError) {
     not(any(feature = "metrics", feature = "tracing")),
     allow(unused_variables)
 )]
-pub(crate) fn mint_error_after_wait(layout: &Layout, e: &MintError, behind_recorded: bool) {
+pub(crate) fn mint_error_after_wait(
+    layout: &Layout,
+    whose: Whose,
+    e: &MintError,
+    behind_recorded: bool,
+) {
     #[cfg(any(feature = "metrics", feature = "tracing"))]
-    refused(layout, FenceError::Mint(*e), behind_recorded);
+    refused(layout, whose, FenceError::Mint(*e), behind_recorded);
 }
 
 /// A fenced source refuses to mint: `e` is [`FenceError::Fenced`] or [`FenceError::Lost`].
@@ -171,19 +195,25 @@ pub(crate) fn mint_error_after_wait(layout: &Layout, e: &MintError, behind_recor
 )]
 pub(crate) fn fence_refused(layout: &Layout, e: &FenceError) {
     #[cfg(any(feature = "metrics", feature = "tracing"))]
-    refused(layout, e.clone(), false);
+    refused(layout, Whose::default(), e.clone(), false);
 }
 
 /// An error about to be returned: recorded now, or held back for the async call running
 /// [`held_back`] on this thread.
 #[cfg(any(feature = "metrics", feature = "tracing"))]
 #[cold]
-fn refused(layout: &Layout, error: FenceError, behind_recorded: bool) {
+fn refused(layout: &Layout, whose: Whose, error: FenceError, behind_recorded: bool) {
     let layout = *layout;
     if HOLDING.with(Cell::get) {
-        HELD.with(|h| *h.borrow_mut() = Some(Held { layout, error }));
+        HELD.with(|h| {
+            *h.borrow_mut() = Some(Held {
+                layout,
+                whose,
+                error,
+            })
+        });
     } else {
-        record_error(&layout, &error, behind_recorded);
+        record_error(&layout, whose, &error, behind_recorded);
     }
 }
 
@@ -203,6 +233,7 @@ thread_local! {
 #[cfg_attr(not(any(feature = "metrics", feature = "tracing")), allow(dead_code))]
 pub(crate) struct Held {
     layout: Layout,
+    whose: Whose,
     error: FenceError,
 }
 
@@ -227,6 +258,11 @@ impl Held {
         &self.layout
     }
 
+    /// Whose minting refused.
+    pub(crate) fn whose(&self) -> Whose {
+        self.whose
+    }
+
     /// Records the error, being returned to the caller; `behind_recorded` as for
     /// [`mint_error_after_wait`].
     #[cfg_attr(
@@ -235,7 +271,7 @@ impl Held {
     )]
     pub(crate) fn record(self, behind_recorded: bool) {
         #[cfg(any(feature = "metrics", feature = "tracing"))]
-        record_error(&self.layout, &self.error, behind_recorded);
+        record_error(&self.layout, self.whose, &self.error, behind_recorded);
     }
 }
 
@@ -270,7 +306,7 @@ pub(crate) fn held_back<T>(attempt: impl FnOnce() -> T) -> (T, Option<Held>) {
     not(all(feature = "metrics", feature = "tracing")),
     allow(unused_variables)
 )]
-fn record_error(layout: &Layout, e: &FenceError, behind_recorded: bool) {
+fn record_error(layout: &Layout, whose: Whose, e: &FenceError, behind_recorded: bool) {
     #[cfg(feature = "metrics")]
     {
         metrics::counter!("snowmint_errors_total", "kind" => kind(e)).increment(1);
@@ -289,6 +325,8 @@ fn record_error(layout: &Layout, e: &FenceError, behind_recorded: bool) {
                 target: "snowmint",
                 unit_ms,
                 sequence_bits,
+                node = whose.node,
+                host = whose.host,
                 kind,
                 wait_us = micros(*retry_after),
                 error = %e,
@@ -298,6 +336,8 @@ fn record_error(layout: &Layout, e: &FenceError, behind_recorded: bool) {
                 target: "snowmint",
                 unit_ms,
                 sequence_bits,
+                node = whose.node,
+                host = whose.host,
                 kind,
                 behind_us = micros(*behind),
                 error = %e,
@@ -316,6 +356,8 @@ fn record_error(layout: &Layout, e: &FenceError, behind_recorded: bool) {
                 target: "snowmint",
                 unit_ms,
                 sequence_bits,
+                node = whose.node,
+                host = whose.host,
                 kind,
                 error = %e,
                 "not minted"
@@ -330,7 +372,7 @@ fn record_error(layout: &Layout, e: &FenceError, behind_recorded: bool) {
     not(all(feature = "metrics", feature = "tracing")),
     allow(unused_variables)
 )]
-pub(crate) fn overflow_shard(layout: &Layout) {
+pub(crate) fn overflow_shard(layout: &Layout, whose: Whose) {
     #[cfg(feature = "metrics")]
     metrics::counter!("snowmint_overflow_ids_total").increment(1);
     #[cfg(feature = "tracing")]
@@ -340,6 +382,8 @@ pub(crate) fn overflow_shard(layout: &Layout) {
             target: "snowmint",
             unit_ms,
             sequence_bits,
+            node = whose.node,
+            host = whose.host,
             "minted from the overflow shard: no shard of its own for this thread"
         );
     }

@@ -233,6 +233,8 @@ fn exhausted_tick() {
         assert_eq!(e.field("unit_ms"), "10.0", "{e:?}");
         assert_eq!(e.field("sequence_bits"), "8", "{e:?}");
         assert_eq!(e.field("wait_us"), "10000", "{e:?}");
+        assert_eq!(e.field("node"), "3", "{e:?}");
+        assert_eq!(e.field("host"), "<none>", "{e:?}");
     }
     assert_eq!(events[0].field("kind"), "exhausted");
 }
@@ -259,6 +261,7 @@ fn clock_stepped_far_back() {
     assert!((4.99..=5.01).contains(&behind[0]), "{behind:?}");
     assert_eq!(outline(&events), [(Level::ERROR, NOT_MINTED_CLOCK)]);
     assert_eq!(events[0].field("kind"), "clock_behind");
+    assert_eq!(events[0].field("node"), "3");
     let behind_us: u64 = events[0].field("behind_us").parse().unwrap();
     assert!((4_990_000..=5_010_000).contains(&behind_us), "{events:?}");
 }
@@ -391,6 +394,7 @@ fn async_clock_behind_is_recorded_once() {
     assert_eq!(behind.len(), 1, "{behind:?}");
     assert!((0.05..=0.06).contains(&behind[0]), "{behind:?}");
     assert_eq!(outline(&events), [(Level::WARN, WAITING_CLOCK)]);
+    assert_eq!(events[0].field("node"), "3");
 
     let (metrics, events) = observe(|| {
         gen.next_id().unwrap();
@@ -467,6 +471,7 @@ fn shards_held_and_overflow_use() {
     expected.push((Level::DEBUG, "gave a shard back"));
     assert_eq!(outline(&events), expected);
     assert_eq!(events[0].field("shard"), "0");
+    assert_eq!(events[shards].field("host"), "0");
     assert_eq!(events[shards + 3].field("shard"), (shards - 1).to_string());
 }
 

@@ -55,9 +55,10 @@
 //! ```
 
 use std::future::Future;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::batch::IdBatch;
+use crate::events::{self, WaitReason};
 use crate::id::Id;
 use crate::source::{IdSource, MintFailure};
 
@@ -145,6 +146,11 @@ where
 
 /// Calls `attempt` until it succeeds, fails for good, or the waits it asks for would add up
 /// to more than `max_wait`.
+///
+/// Metrics and trace events (features `metrics`, `tracing`) record what a blocking call
+/// records: one wait per call that waits (its reason, and how long it lasted in all), and an
+/// error only when one is returned. What each failed attempt would record is held back
+/// ([`events::held_back`]) and recorded only if it is the one returned.
 async fn retrying<T, E, F, Fut>(
     max_wait: Duration,
     mut attempt: impl FnMut() -> Result<T, E>,
@@ -156,20 +162,71 @@ where
     Fut: Future<Output = ()>,
 {
     let mut waited = Duration::ZERO;
+    let mut waiting = Waiting::None;
     loop {
-        let error = match attempt() {
-            Ok(value) => return Ok(value),
+        let (result, held) = events::held_back(&mut attempt);
+        let error = match result {
+            Ok(value) => {
+                waiting.end();
+                return Ok(value);
+            }
             Err(error) => error,
         };
-        let Some(wait) = error.retry_after() else {
+        let wait = error
+            .retry_after()
+            .map(|wait| wait.max(MIN_WAIT))
+            .filter(|&wait| match waited.checked_add(wait) {
+                Some(total) if total <= max_wait => {
+                    waited = total;
+                    true
+                }
+                _ => false,
+            });
+        let Some(wait) = wait else {
+            let behind_recorded = waiting.end() == Some(WaitReason::ClockBehind);
+            if let Some(held) = held {
+                held.record(behind_recorded);
+            }
             return Err(error);
         };
-        let wait = wait.max(MIN_WAIT);
-        match waited.checked_add(wait) {
-            Some(total) if total <= max_wait => waited = total,
-            _ => return Err(error),
-        }
+        waiting.start(held);
         sleep(wait).await;
+    }
+}
+
+/// The wait of one async call, for the metrics: not started, or started for a reason at an
+/// instant (`Untold` when the source's error was not one of this crate's, or nothing is
+/// recorded).
+enum Waiting {
+    None,
+    Untold,
+    Since(WaitReason, Instant),
+}
+
+impl Waiting {
+    /// The call is about to sleep: records the start of its wait, once per call.
+    fn start(&mut self, held: Option<events::Held>) {
+        if !matches!(self, Waiting::None) {
+            return;
+        }
+        *self = match held.as_ref().and_then(|h| Some((h, h.wait()?))) {
+            Some((held, (reason, amount))) => {
+                events::wait_started(held.layout(), held.whose(), reason, amount);
+                Waiting::Since(reason, Instant::now())
+            }
+            None => Waiting::Untold,
+        };
+    }
+
+    /// The call returns: records how long it waited, and says what for.
+    fn end(&self) -> Option<WaitReason> {
+        match *self {
+            Waiting::Since(reason, since) => {
+                events::wait_ended(reason, since.elapsed());
+                Some(reason)
+            }
+            _ => None,
+        }
     }
 }
 

@@ -2,37 +2,61 @@
 //! `metrics`, through the `metrics` 0.24 facade: the application installs the exporter) and
 //! emits a trace event (feature `tracing`). With both features off every function is an
 //! empty `#[inline(always)]` body and compiles to nothing. None is called per ID: only from
-//! the cold paths (a blocked call's wait, an error returned, the overflow shard).
+//! the cold paths (a blocked call's wait, an error returned, the overflow shard, a shard
+//! taken or given back, a fence renewal, a lease).
+//!
+//! Each rare thing is recorded once: a call that waits records one wait (however many
+//! times it re-checks), a clock found behind is recorded once per call (when its wait starts,
+//! or with the error if it never waits), and an error is counted only when it is returned to
+//! the caller. The async calls ([`crate::asynchronous`]) hold back what their inner `try_`
+//! calls would record ([`held_back`]) and record the same as a blocking call: a wait, then an
+//! ID or one error.
 //!
 //! | Name | Kind | Labels | When |
 //! |---|---|---|---|
-//! | `snowmint_waits_total` | counter | `reason` = `exhausted` / `clock_behind` | a blocking call starts waiting |
+//! | `snowmint_waits_total` | counter | `reason` = `exhausted` / `clock_behind` / `fenced` | a call starts waiting (`fenced`: async calls only) |
 //! | `snowmint_wait_seconds` | histogram | `reason` | how long that wait lasted (given up or not) |
-//! | `snowmint_clock_behind_seconds` | histogram | | how far behind the issued time the clock was found (its max is the largest step back) |
-//! | `snowmint_errors_total` | counter | `kind` = `exhausted` / `clock_behind` / `before_epoch` / `no_free_shard` / `expired` | an error returned by a mint call (`try_` calls included) |
+//! | `snowmint_clock_behind_seconds` | histogram | | a call found the clock behind the issued time, by this much (its count is the step-back count, its max the largest) |
+//! | `snowmint_errors_total` | counter | `kind` = `exhausted` / `clock_behind` / `before_epoch` / `no_free_shard` / `expired` / `fenced` / `lost` | an error returned to the caller (`try_` calls included) |
 //! | `snowmint_overflow_ids_total` | counter | | a `ShardedGenerator` minted from its shared overflow shard |
+//! | `snowmint_shards_held` | gauge | | exclusive shards held now (by threads and `Lease`s), across the process's sharded generators |
 //! | `snowmint_lease_acquisitions_total` | counter | `namespace` | a Redis lease took a node |
 //! | `snowmint_lease_node` | gauge | `namespace` | the node number it took (the latest) |
 //! | `snowmint_fence_renewals_total` | counter | `outcome` = `held` / `failed` / `lost` | a fenced source's keeper answered a renewal |
 //!
-//! Trace events (target `snowmint`): a wait that starts is `debug`, the clock found behind
-//! is `warn` (`error` when further behind than the call may wait), an error returned is
-//! `debug` for a wait-and-retry kind and `error` for expiry, a clock before the epoch and
-//! no free shard; overflow use is `debug`; a fence renewal is `trace` when held, `warn` when
-//! it failed and `error` when the node was lost; a lease taking a node is `info`. Fields: `unit_ms` and `sequence_bits` of the
-//! layout, and the amounts.
+//! Trace events (target `snowmint`): a wait for the next tick (or, async, for the fence)
+//! that starts is `debug`, the clock found behind is `warn` when the call waits for it and
+//! `error` when it is further behind than the call may wait (the error event); an error
+//! returned is `debug` for a kind that waiting or a renewal can cure (`exhausted`, `fenced`,
+//! and `lost`, whose cause was already an `error` event of its own) and `error` for a clock
+//! behind, expiry, a clock before the epoch and no free shard; overflow use and a shard taken
+//! or given back are `debug`; a fence renewal is `trace` when held, `warn` when it failed and
+//! `error` when the node was lost; a lease taking a node is `info`. Fields: `unit_ms` and
+//! `sequence_bits` of the layout, the node where one is known (`node`, `shard`), and the
+//! amounts (`wait_us`, `behind_us`, `limit_unix_millis`, `mark_unix_millis`).
 
 use std::time::Duration;
 
 use crate::error::MintError;
-use crate::fence::Renewal;
+use crate::fence::{FenceError, Renewal};
 use crate::layout::Layout;
 
-/// Why a blocking call waits.
+/// Whose minting an event is about, as trace fields: a generator's `node`, or a sharded
+/// generator's `host` (the node bits above its shards). Each is left out when unknown.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Whose {
+    pub(crate) node: Option<u64>,
+    pub(crate) host: Option<u64>,
+}
+
+/// Why a call waits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum WaitReason {
     Exhausted,
     ClockBehind,
+    /// A fenced source refused to mint until its keeper secures the node again (only the
+    /// async calls wait for that).
+    Fenced,
 }
 
 impl WaitReason {
@@ -41,30 +65,50 @@ impl WaitReason {
         match self {
             WaitReason::Exhausted => "exhausted",
             WaitReason::ClockBehind => "clock_behind",
+            WaitReason::Fenced => "fenced",
         }
     }
 }
 
 /// The `kind` label of an error.
 #[cfg_attr(not(any(feature = "metrics", feature = "tracing")), allow(dead_code))]
-fn kind(e: &MintError) -> &'static str {
+fn kind(e: &FenceError) -> &'static str {
     match e {
-        MintError::Exhausted { .. } => "exhausted",
-        MintError::ClockBehind { .. } => "clock_behind",
-        MintError::Layout(_) => "before_epoch",
-        MintError::NoFreeShard { .. } => "no_free_shard",
-        MintError::Expired { .. } => "expired",
+        FenceError::Mint(MintError::Exhausted { .. }) => "exhausted",
+        FenceError::Mint(MintError::ClockBehind { .. }) => "clock_behind",
+        FenceError::Mint(MintError::Layout(_)) => "before_epoch",
+        FenceError::Mint(MintError::NoFreeShard { .. }) => "no_free_shard",
+        FenceError::Mint(MintError::Expired { .. }) => "expired",
+        FenceError::Fenced { .. } => "fenced",
+        FenceError::Lost { .. } => "lost",
     }
 }
 
-/// A blocking call starts to wait: `for_at_least` is the wait the clock asks for, `behind`
-/// (for a clock stepped back) how far behind the issued time the clock is.
+/// The layout's fields of every event: `unit_ms`, `sequence_bits`.
+#[cfg(feature = "tracing")]
+fn layout_fields(layout: &Layout) -> (f64, u8) {
+    (layout.unit().as_secs_f64() * 1e3, layout.sequence_bits())
+}
+
+/// Microseconds, saturating, as a `u64` field.
+#[cfg(feature = "tracing")]
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+/// A call starts to wait: `for_at_least` is the wait asked for; for a clock stepped back, how
+/// far behind the issued time the clock is (recorded here, so not again with an error).
 #[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
 #[cfg_attr(
     not(all(feature = "metrics", feature = "tracing")),
     allow(unused_variables)
 )]
-pub(crate) fn wait_started(layout: &Layout, reason: WaitReason, for_at_least: Duration) {
+pub(crate) fn wait_started(
+    layout: &Layout,
+    whose: Whose,
+    reason: WaitReason,
+    for_at_least: Duration,
+) {
     #[cfg(feature = "metrics")]
     {
         metrics::counter!("snowmint_waits_total", "reason" => reason.label()).increment(1);
@@ -73,25 +117,41 @@ pub(crate) fn wait_started(layout: &Layout, reason: WaitReason, for_at_least: Du
         }
     }
     #[cfg(feature = "tracing")]
-    match reason {
-        WaitReason::Exhausted => tracing::debug!(
-            target: "snowmint",
-            unit_ms = layout.unit().as_secs_f64() * 1e3,
-            sequence_bits = layout.sequence_bits(),
-            wait_us = for_at_least.as_micros() as u64,
-            "sequence used up: waiting for the next tick"
-        ),
-        WaitReason::ClockBehind => tracing::warn!(
-            target: "snowmint",
-            unit_ms = layout.unit().as_secs_f64() * 1e3,
-            sequence_bits = layout.sequence_bits(),
-            behind_us = for_at_least.as_micros() as u64,
-            "clock behind the last issued time: waiting for it to catch up"
-        ),
+    {
+        let (unit_ms, sequence_bits) = layout_fields(layout);
+        match reason {
+            WaitReason::Exhausted => tracing::debug!(
+                target: "snowmint",
+                unit_ms,
+                sequence_bits,
+                node = whose.node,
+                host = whose.host,
+                wait_us = micros(for_at_least),
+                "sequence used up: waiting for the next tick"
+            ),
+            WaitReason::ClockBehind => tracing::warn!(
+                target: "snowmint",
+                unit_ms,
+                sequence_bits,
+                node = whose.node,
+                host = whose.host,
+                behind_us = micros(for_at_least),
+                "clock behind the last issued time: waiting for it to catch up"
+            ),
+            WaitReason::Fenced => tracing::debug!(
+                target: "snowmint",
+                unit_ms,
+                sequence_bits,
+                node = whose.node,
+                host = whose.host,
+                wait_us = micros(for_at_least),
+                "fenced: waiting for the keeper to secure the node again"
+            ),
+        }
     }
 }
 
-/// A blocking call's wait ended after `waited` (with an ID or not).
+/// A call's wait ended after `waited` (with an ID or not).
 #[cfg_attr(not(feature = "metrics"), inline(always))]
 #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
 pub(crate) fn wait_ended(reason: WaitReason, waited: Duration) {
@@ -99,40 +159,209 @@ pub(crate) fn wait_ended(reason: WaitReason, waited: Duration) {
     metrics::histogram!("snowmint_wait_seconds", "reason" => reason.label()).record(waited);
 }
 
-/// A mint call returns `e`. For a clock stepped back, the amount goes to
-/// `snowmint_clock_behind_seconds` too.
+/// A mint call returns `e` without having waited for the clock.
 #[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
+#[cfg_attr(
+    not(any(feature = "metrics", feature = "tracing")),
+    allow(unused_variables)
+)]
+pub(crate) fn mint_error(layout: &Layout, whose: Whose, e: &MintError) {
+    #[cfg(any(feature = "metrics", feature = "tracing"))]
+    refused(layout, whose, FenceError::Mint(*e), false);
+}
+
+/// A mint call returns `e` after waiting; `behind_recorded` if its wait was for a clock
+/// behind, whose amount [`wait_started`] recorded already.
+#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
+#[cfg_attr(
+    not(any(feature = "metrics", feature = "tracing")),
+    allow(unused_variables)
+)]
+pub(crate) fn mint_error_after_wait(
+    layout: &Layout,
+    whose: Whose,
+    e: &MintError,
+    behind_recorded: bool,
+) {
+    #[cfg(any(feature = "metrics", feature = "tracing"))]
+    refused(layout, whose, FenceError::Mint(*e), behind_recorded);
+}
+
+/// A fenced source refuses to mint: `e` is [`FenceError::Fenced`] or [`FenceError::Lost`].
+#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
+#[cfg_attr(
+    not(any(feature = "metrics", feature = "tracing")),
+    allow(unused_variables)
+)]
+pub(crate) fn fence_refused(layout: &Layout, e: &FenceError) {
+    #[cfg(any(feature = "metrics", feature = "tracing"))]
+    refused(layout, Whose::default(), e.clone(), false);
+}
+
+/// An error about to be returned: recorded now, or held back for the async call running
+/// [`held_back`] on this thread.
+#[cfg(any(feature = "metrics", feature = "tracing"))]
+#[cold]
+fn refused(layout: &Layout, whose: Whose, error: FenceError, behind_recorded: bool) {
+    let layout = *layout;
+    if HOLDING.with(Cell::get) {
+        HELD.with(|h| {
+            *h.borrow_mut() = Some(Held {
+                layout,
+                whose,
+                error,
+            })
+        });
+    } else {
+        record_error(&layout, whose, &error, behind_recorded);
+    }
+}
+
+#[cfg(any(feature = "metrics", feature = "tracing"))]
+use std::cell::{Cell, RefCell};
+
+#[cfg(any(feature = "metrics", feature = "tracing"))]
+thread_local! {
+    /// Set while an async call's attempt runs ([`held_back`]).
+    static HOLDING: Cell<bool> = const { Cell::new(false) };
+    /// The error that attempt would have recorded.
+    static HELD: RefCell<Option<Held>> = const { RefCell::new(None) };
+}
+
+/// An error whose recording an async call held back: it records it only if it returns it.
+#[derive(Debug)]
+#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), allow(dead_code))]
+pub(crate) struct Held {
+    layout: Layout,
+    whose: Whose,
+    error: FenceError,
+}
+
+impl Held {
+    /// What a wait for this error waits for, and the amount to record: the wait asked for, or
+    /// how far behind the clock is. `None` for an error that waiting cannot cure.
+    pub(crate) fn wait(&self) -> Option<(WaitReason, Duration)> {
+        match self.error {
+            FenceError::Mint(MintError::Exhausted { retry_after }) => {
+                Some((WaitReason::Exhausted, retry_after))
+            }
+            FenceError::Mint(MintError::ClockBehind { behind }) => {
+                Some((WaitReason::ClockBehind, behind))
+            }
+            FenceError::Fenced { retry_after, .. } => Some((WaitReason::Fenced, retry_after)),
+            _ => None,
+        }
+    }
+
+    /// The layout of the source that refused.
+    pub(crate) fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// Whose minting refused.
+    pub(crate) fn whose(&self) -> Whose {
+        self.whose
+    }
+
+    /// Records the error, being returned to the caller; `behind_recorded` as for
+    /// [`mint_error_after_wait`].
+    #[cfg_attr(
+        not(any(feature = "metrics", feature = "tracing")),
+        allow(unused_variables)
+    )]
+    pub(crate) fn record(self, behind_recorded: bool) {
+        #[cfg(any(feature = "metrics", feature = "tracing"))]
+        record_error(&self.layout, self.whose, &self.error, behind_recorded);
+    }
+}
+
+/// Runs `attempt` (an async call's `try_` call), holding back the error it would record: the
+/// caller decides, by what it does next (wait, or return the error), what to record.
+#[inline]
+pub(crate) fn held_back<T>(attempt: impl FnOnce() -> T) -> (T, Option<Held>) {
+    #[cfg(any(feature = "metrics", feature = "tracing"))]
+    {
+        /// Stops holding back even if `attempt` panics.
+        struct Holding;
+        impl Drop for Holding {
+            fn drop(&mut self) {
+                HOLDING.with(|h| h.set(false));
+            }
+        }
+        HOLDING.with(|h| h.set(true));
+        let holding = Holding;
+        let value = attempt();
+        drop(holding);
+        // Only a failed attempt stored anything; an `Ok` leaves this `None`.
+        let held = HELD.with(|h| h.borrow_mut().take());
+        (value, held)
+    }
+    #[cfg(not(any(feature = "metrics", feature = "tracing")))]
+    (attempt(), None)
+}
+
+/// Records an error returned to the caller.
+#[cfg(any(feature = "metrics", feature = "tracing"))]
 #[cfg_attr(
     not(all(feature = "metrics", feature = "tracing")),
     allow(unused_variables)
 )]
-pub(crate) fn mint_error(layout: &Layout, e: &MintError) {
+fn record_error(layout: &Layout, whose: Whose, e: &FenceError, behind_recorded: bool) {
     #[cfg(feature = "metrics")]
     {
         metrics::counter!("snowmint_errors_total", "kind" => kind(e)).increment(1);
-        if let MintError::ClockBehind { behind } = *e {
-            metrics::histogram!("snowmint_clock_behind_seconds").record(behind);
+        if let FenceError::Mint(MintError::ClockBehind { behind }) = *e {
+            if !behind_recorded {
+                metrics::histogram!("snowmint_clock_behind_seconds").record(behind);
+            }
         }
     }
     #[cfg(feature = "tracing")]
     {
-        let (unit_ms, sequence_bits) = (layout.unit().as_secs_f64() * 1e3, layout.sequence_bits());
+        let (unit_ms, sequence_bits) = layout_fields(layout);
+        let kind = kind(e);
         match e {
-            MintError::Exhausted { .. } => {
-                tracing::debug!(target: "snowmint", unit_ms, sequence_bits, kind = kind(e), error = %e, "not minted")
-            }
-            MintError::ClockBehind { behind } => tracing::error!(
+            FenceError::Mint(MintError::Exhausted { retry_after }) => tracing::debug!(
                 target: "snowmint",
                 unit_ms,
                 sequence_bits,
-                kind = kind(e),
-                behind_us = behind.as_micros() as u64,
+                node = whose.node,
+                host = whose.host,
+                kind,
+                wait_us = micros(*retry_after),
+                error = %e,
+                "not minted"
+            ),
+            FenceError::Mint(MintError::ClockBehind { behind }) => tracing::error!(
+                target: "snowmint",
+                unit_ms,
+                sequence_bits,
+                node = whose.node,
+                host = whose.host,
+                kind,
+                behind_us = micros(*behind),
                 error = %e,
                 "not minted: clock behind"
             ),
-            _ => {
-                tracing::error!(target: "snowmint", unit_ms, sequence_bits, kind = kind(e), error = %e, "not minted")
-            }
+            FenceError::Fenced { node, .. } | FenceError::Lost { node, .. } => tracing::debug!(
+                target: "snowmint",
+                unit_ms,
+                sequence_bits,
+                kind,
+                node,
+                error = %e,
+                "not minted: fenced"
+            ),
+            _ => tracing::error!(
+                target: "snowmint",
+                unit_ms,
+                sequence_bits,
+                node = whose.node,
+                host = whose.host,
+                kind,
+                error = %e,
+                "not minted"
+            ),
         }
     }
 }
@@ -143,25 +372,54 @@ pub(crate) fn mint_error(layout: &Layout, e: &MintError) {
     not(all(feature = "metrics", feature = "tracing")),
     allow(unused_variables)
 )]
-pub(crate) fn overflow_shard(layout: &Layout) {
+pub(crate) fn overflow_shard(layout: &Layout, whose: Whose) {
     #[cfg(feature = "metrics")]
     metrics::counter!("snowmint_overflow_ids_total").increment(1);
     #[cfg(feature = "tracing")]
-    tracing::debug!(
-        target: "snowmint",
-        unit_ms = layout.unit().as_secs_f64() * 1e3,
-        sequence_bits = layout.sequence_bits(),
-        "minted from the overflow shard: no shard of its own for this thread"
-    );
+    {
+        let (unit_ms, sequence_bits) = layout_fields(layout);
+        tracing::debug!(
+            target: "snowmint",
+            unit_ms,
+            sequence_bits,
+            node = whose.node,
+            host = whose.host,
+            "minted from the overflow shard: no shard of its own for this thread"
+        );
+    }
 }
 
-/// A fenced source's keeper answered a renewal.
+/// A thread or a lease took the exclusive shard `shard` (`held`) or gave it back.
 #[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
 #[cfg_attr(
     not(all(feature = "metrics", feature = "tracing")),
     allow(unused_variables)
 )]
-pub(crate) fn fence_renewal(layout: &Layout, renewal: &Renewal) {
+pub(crate) fn shard_held(shard: usize, held: bool) {
+    #[cfg(feature = "metrics")]
+    {
+        let gauge = metrics::gauge!("snowmint_shards_held");
+        if held {
+            gauge.increment(1.0);
+        } else {
+            gauge.decrement(1.0);
+        }
+    }
+    #[cfg(feature = "tracing")]
+    if held {
+        tracing::debug!(target: "snowmint", shard, "took a shard");
+    } else {
+        tracing::debug!(target: "snowmint", shard, "gave a shard back");
+    }
+}
+
+/// The keeper of a fenced source on `node` answered a renewal.
+#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
+#[cfg_attr(
+    not(all(feature = "metrics", feature = "tracing")),
+    allow(unused_variables)
+)]
+pub(crate) fn fence_renewal(layout: &Layout, node: u64, renewal: &Renewal) {
     #[cfg(feature = "metrics")]
     {
         let outcome = match renewal {
@@ -173,7 +431,7 @@ pub(crate) fn fence_renewal(layout: &Layout, renewal: &Renewal) {
     }
     #[cfg(feature = "tracing")]
     {
-        let (unit_ms, sequence_bits) = (layout.unit().as_secs_f64() * 1e3, layout.sequence_bits());
+        let (unit_ms, sequence_bits) = layout_fields(layout);
         match renewal {
             Renewal::Held {
                 limit_unix_millis, ..
@@ -181,6 +439,7 @@ pub(crate) fn fence_renewal(layout: &Layout, renewal: &Renewal) {
                 target: "snowmint",
                 unit_ms,
                 sequence_bits,
+                node,
                 limit_unix_millis,
                 "fence renewed"
             ),
@@ -188,6 +447,7 @@ pub(crate) fn fence_renewal(layout: &Layout, renewal: &Renewal) {
                 target: "snowmint",
                 unit_ms,
                 sequence_bits,
+                node,
                 cause = %cause,
                 "fence renewal failed: minting stops when the window closes"
             ),
@@ -195,6 +455,7 @@ pub(crate) fn fence_renewal(layout: &Layout, renewal: &Renewal) {
                 target: "snowmint",
                 unit_ms,
                 sequence_bits,
+                node,
                 cause = %cause,
                 "fence lost: this source never mints again"
             ),
@@ -224,13 +485,16 @@ pub(crate) fn lease_acquired(
         metrics::gauge!("snowmint_lease_node", "namespace" => ns).set(node as f64);
     }
     #[cfg(feature = "tracing")]
-    tracing::info!(
-        target: "snowmint",
-        unit_ms = layout.unit().as_secs_f64() * 1e3,
-        sequence_bits = layout.sequence_bits(),
-        namespace,
-        node,
-        mark_unix_millis,
-        "leased a node from Redis"
-    );
+    {
+        let (unit_ms, sequence_bits) = layout_fields(layout);
+        tracing::info!(
+            target: "snowmint",
+            unit_ms,
+            sequence_bits,
+            namespace,
+            node,
+            mark_unix_millis,
+            "leased a node from Redis"
+        );
+    }
 }

@@ -2,12 +2,15 @@
 //! counts a recording `metrics` recorder sees and the events a `tracing` subscriber sees.
 #![cfg(all(feature = "metrics", feature = "tracing"))]
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use metrics_util::debugging::{DebugValue, DebuggingRecorder};
+use snowmint::asynchronous::next_id_with;
 use snowmint::{
-    Fenced, Generator, Keeper, Layout, ManualClock, MintError, Renewal, Rollback, ShardedGenerator,
+    FenceError, Fenced, Generator, Keeper, Layout, ManualClock, MintError, Renewal, Rollback,
+    ShardedGenerator,
 };
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id as SpanId, Record};
@@ -15,17 +18,34 @@ use tracing::{Event, Level, Metadata, Subscriber};
 
 const T0: u64 = 1_700_000_000_000;
 
-/// Every event's level and message.
+/// One trace event: its level, message and other fields (as their `Debug` text).
+#[derive(Clone, Debug)]
+struct Ev {
+    level: Level,
+    message: String,
+    fields: BTreeMap<String, String>,
+}
+
+impl Ev {
+    fn field(&self, name: &str) -> &str {
+        self.fields.get(name).map_or("<none>", String::as_str)
+    }
+}
+
+/// Every event.
 #[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<(Level, String)>>>);
+struct Capture(Arc<Mutex<Vec<Ev>>>);
 
-struct Message(String);
+#[derive(Default)]
+struct Fields(BTreeMap<String, String>);
 
-impl Visit for Message {
+impl Visit for Fields {
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        if field.name() == "message" {
-            self.0 = format!("{value:?}");
-        }
+        self.0
+            .insert(field.name().to_string(), format!("{value:?}"));
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_string(), value.to_string());
     }
 }
 
@@ -39,12 +59,15 @@ impl Subscriber for Capture {
     fn record(&self, _: &SpanId, _: &Record<'_>) {}
     fn record_follows_from(&self, _: &SpanId, _: &SpanId) {}
     fn event(&self, event: &Event<'_>) {
-        let mut m = Message(String::new());
-        event.record(&mut m);
-        self.0
-            .lock()
-            .unwrap()
-            .push((*event.metadata().level(), m.0));
+        assert_eq!(event.metadata().target(), "snowmint");
+        let mut f = Fields::default();
+        event.record(&mut f);
+        let message = f.0.remove("message").unwrap_or_default();
+        self.0.lock().unwrap().push(Ev {
+            level: *event.metadata().level(),
+            message,
+            fields: f.0,
+        });
     }
     fn enter(&self, _: &SpanId) {}
     fn exit(&self, _: &SpanId) {}
@@ -55,7 +78,7 @@ type Metric = (String, Vec<String>, DebugValue);
 
 /// Runs `f` under a fresh recorder and subscriber: the metrics (name, labels, value) and
 /// the events.
-fn observe(f: impl FnOnce()) -> (Vec<Metric>, Vec<(Level, String)>) {
+fn observe(f: impl FnOnce()) -> (Vec<Metric>, Vec<Ev>) {
     let recorder = DebuggingRecorder::new();
     let snapshotter = recorder.snapshotter();
     let capture = Capture::default();
@@ -100,6 +123,50 @@ fn histogram(m: &[Metric], name: &str) -> Vec<f64> {
         .collect()
 }
 
+fn gauge(m: &[Metric], name: &str) -> Option<f64> {
+    m.iter()
+        .find(|(n, _, _)| n == name)
+        .map(|(_, _, v)| match v {
+            DebugValue::Gauge(g) => g.0,
+            other => panic!("{name} is not a gauge: {other:?}"),
+        })
+}
+
+/// Each event's level and message, for comparing a whole sequence at once.
+fn outline(events: &[Ev]) -> Vec<(Level, &str)> {
+    events
+        .iter()
+        .map(|e| (e.level, e.message.as_str()))
+        .collect()
+}
+
+const WAITING_TICK: &str = "sequence used up: waiting for the next tick";
+const WAITING_CLOCK: &str = "clock behind the last issued time: waiting for it to catch up";
+const WAITING_FENCE: &str = "fenced: waiting for the keeper to secure the node again";
+const NOT_MINTED: &str = "not minted";
+const NOT_MINTED_CLOCK: &str = "not minted: clock behind";
+const NOT_MINTED_FENCED: &str = "not minted: fenced";
+
+/// Polls `f` to the end with a no-op waker (the tests' sleeps are ready at once).
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    use std::task::{Context, Poll, Waker};
+    let mut f = std::pin::pin!(f);
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+            return v;
+        }
+    }
+}
+
+fn sonyflake(clock: &ManualClock, rollback: Rollback) -> Generator<ManualClock> {
+    Generator::builder(Layout::SONYFLAKE)
+        .node(3)
+        .clock(clock.clone())
+        .on_rollback(rollback)
+        .build()
+        .unwrap()
+}
+
 /// Nothing on the hot path: a thousand IDs in free ticks record nothing.
 #[test]
 fn minting_records_nothing() {
@@ -122,10 +189,7 @@ fn minting_records_nothing() {
 #[test]
 fn exhausted_tick() {
     let clock = ManualClock::at_unix_millis(T0);
-    let gen = Generator::builder(Layout::SONYFLAKE)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let gen = sonyflake(&clock, Rollback::Continue);
     let (metrics, events) = observe(|| {
         let _used = gen.next_ids(256).unwrap();
         assert!(matches!(
@@ -139,6 +203,8 @@ fn exhausted_tick() {
                 clock.advance(Duration::from_millis(10));
             }
         });
+        // Waits (re-checking) until the mover moves the clock: the 1 s max_wait is the
+        // bound, generous for a thread that sleeps 20 ms.
         gen.next_id().unwrap();
         mover.join().unwrap();
     });
@@ -159,9 +225,18 @@ fn exhausted_tick() {
         "the wait lasted until the clock moved: {waited:?}"
     );
     assert!(histogram(&metrics, "snowmint_clock_behind_seconds").is_empty());
-    let levels: Vec<Level> = events.iter().map(|e| e.0).collect();
-    assert_eq!(levels, [Level::DEBUG, Level::DEBUG], "{events:?}");
-    assert!(events[1].1.contains("next tick"), "{events:?}");
+    assert_eq!(
+        outline(&events),
+        [(Level::DEBUG, NOT_MINTED), (Level::DEBUG, WAITING_TICK)]
+    );
+    for e in &events {
+        assert_eq!(e.field("unit_ms"), "10.0", "{e:?}");
+        assert_eq!(e.field("sequence_bits"), "8", "{e:?}");
+        assert_eq!(e.field("wait_us"), "10000", "{e:?}");
+        assert_eq!(e.field("node"), "3", "{e:?}");
+        assert_eq!(e.field("host"), "<none>", "{e:?}");
+    }
+    assert_eq!(events[0].field("kind"), "exhausted");
 }
 
 /// A clock stepped back 5 s, past the 1 s `max_wait`: the call fails at once (no wait), one
@@ -169,11 +244,7 @@ fn exhausted_tick() {
 #[test]
 fn clock_stepped_far_back() {
     let clock = ManualClock::at_unix_millis(T0);
-    let gen = Generator::builder(Layout::SONYFLAKE)
-        .clock(clock.clone())
-        .on_rollback(Rollback::Wait)
-        .build()
-        .unwrap();
+    let gen = sonyflake(&clock, Rollback::Wait);
     gen.next_id().unwrap();
     let (metrics, events) = observe(|| {
         clock.rewind(Duration::from_secs(5));
@@ -183,31 +254,225 @@ fn clock_stepped_far_back() {
         counter(&metrics, "snowmint_errors_total", "kind=clock_behind"),
         1
     );
+    assert_eq!(counter(&metrics, "snowmint_errors_total", ""), 1);
     assert_eq!(counter(&metrics, "snowmint_waits_total", ""), 0);
     let behind = histogram(&metrics, "snowmint_clock_behind_seconds");
     assert_eq!(behind.len(), 1);
     assert!((4.99..=5.01).contains(&behind[0]), "{behind:?}");
-    assert_eq!(events.len(), 1, "{events:?}");
-    assert_eq!(events[0].0, Level::ERROR);
+    assert_eq!(outline(&events), [(Level::ERROR, NOT_MINTED_CLOCK)]);
+    assert_eq!(events[0].field("kind"), "clock_behind");
+    assert_eq!(events[0].field("node"), "3");
+    let behind_us: u64 = events[0].field("behind_us").parse().unwrap();
+    assert!((4_990_000..=5_010_000).contains(&behind_us), "{events:?}");
 }
 
-/// A thread without a shard of its own mints from the overflow shard: counted per such ID
-/// (the overflow path is the slow one already).
+/// A clock stepped back 50 ms, a call allowed 100 ms: it waits (the clock, scripted, never
+/// catches up), then gives up. One wait, one step back (not one for the wait and another
+/// for the error), one error.
 #[test]
-fn overflow_shard_use() {
-    let gen = ShardedGenerator::builder(Layout::TWITTER)
-        .shard_bits(1)
+fn clock_step_back_waited_for_then_given_up_is_recorded_once() {
+    let clock = ManualClock::at_unix_millis(T0);
+    let gen = sonyflake(&clock, Rollback::Wait);
+    gen.next_id().unwrap();
+    let (metrics, events) = observe(|| {
+        clock.rewind(Duration::from_millis(50));
+        let err = gen.next_id_timeout(Duration::from_millis(100)).unwrap_err();
+        assert!(matches!(err, MintError::ClockBehind { .. }), "{err}");
+    });
+    assert_eq!(
+        counter(&metrics, "snowmint_waits_total", "reason=clock_behind"),
+        1
+    );
+    assert_eq!(counter(&metrics, "snowmint_waits_total", ""), 1);
+    let waited = histogram(&metrics, "snowmint_wait_seconds");
+    assert_eq!(waited.len(), 1, "{waited:?}");
+    assert!(waited[0] >= 0.04, "it slept towards the clock: {waited:?}");
+    let behind = histogram(&metrics, "snowmint_clock_behind_seconds");
+    assert_eq!(behind.len(), 1, "one step back: {behind:?}");
+    assert!((0.05..=0.06).contains(&behind[0]), "{behind:?}");
+    assert_eq!(
+        counter(&metrics, "snowmint_errors_total", "kind=clock_behind"),
+        1
+    );
+    assert_eq!(counter(&metrics, "snowmint_errors_total", ""), 1);
+    assert_eq!(
+        outline(&events),
+        [
+            (Level::WARN, WAITING_CLOCK),
+            (Level::ERROR, NOT_MINTED_CLOCK)
+        ]
+    );
+}
+
+/// The async call's retries are one wait, not errors: three failed `try_` calls inside
+/// the loop, then an ID, record one wait and no error; a call that gives up records its
+/// one wait and the one error it returns.
+#[test]
+fn async_retries_count_as_one_wait_and_only_the_returned_error() {
+    let clock = ManualClock::at_unix_millis(T0);
+    let gen = sonyflake(&clock, Rollback::Continue);
+    let _used = gen.next_ids(256).unwrap();
+    let (metrics, events) = observe(|| {
+        let mut sleeps = 0;
+        let id = block_on(next_id_with(&gen, |d| {
+            sleeps += 1;
+            // The first two wakes find the tick still used up.
+            if sleeps == 3 {
+                clock.advance(d);
+            }
+            async {}
+        }))
+        .unwrap();
+        assert_eq!(sleeps, 3);
+        assert_eq!(Layout::SONYFLAKE.decode(id).sequence(), 0);
+    });
+    assert_eq!(counter(&metrics, "snowmint_errors_total", ""), 0);
+    assert_eq!(
+        counter(&metrics, "snowmint_waits_total", "reason=exhausted"),
+        1
+    );
+    assert_eq!(counter(&metrics, "snowmint_waits_total", ""), 1);
+    assert_eq!(histogram(&metrics, "snowmint_wait_seconds").len(), 1);
+    assert_eq!(outline(&events), [(Level::DEBUG, WAITING_TICK)]);
+    assert_eq!(events[0].field("wait_us"), "10000");
+
+    // Gives up: max_wait 35 ms holds three 10 ms waits; the clock never moves.
+    let gen = Generator::builder(Layout::SONYFLAKE)
+        .clock(clock.clone())
+        .max_wait(Duration::from_millis(35))
         .build()
         .unwrap();
-    // Every exclusive shard leased: this thread gets none.
-    let leases: Vec<_> = std::iter::from_fn(|| gen.lease().ok()).collect();
-    assert!(!leases.is_empty());
-    let (metrics, _) = observe(|| {
+    let _used = gen.next_ids(256).unwrap();
+    let (metrics, events) = observe(|| {
+        let mut sleeps = 0;
+        let err = block_on(next_id_with(&gen, |_| {
+            sleeps += 1;
+            async {}
+        }))
+        .unwrap_err();
+        assert!(matches!(err, MintError::Exhausted { .. }), "{err}");
+        assert_eq!(sleeps, 3);
+    });
+    assert_eq!(
+        counter(&metrics, "snowmint_errors_total", "kind=exhausted"),
+        1
+    );
+    assert_eq!(counter(&metrics, "snowmint_errors_total", ""), 1);
+    assert_eq!(counter(&metrics, "snowmint_waits_total", ""), 1);
+    assert_eq!(histogram(&metrics, "snowmint_wait_seconds").len(), 1);
+    assert_eq!(
+        outline(&events),
+        [(Level::DEBUG, WAITING_TICK), (Level::DEBUG, NOT_MINTED)]
+    );
+}
+
+/// Async with the clock stepped back: a short step waited out is one wait and one step
+/// back; one waited for then given up is one of each and one error; one too far to wait
+/// for is one step back and one error.
+#[test]
+fn async_clock_behind_is_recorded_once() {
+    let clock = ManualClock::at_unix_millis(T0);
+    let gen = sonyflake(&clock, Rollback::Wait);
+    gen.next_id().unwrap();
+
+    let (metrics, events) = observe(|| {
+        clock.rewind(Duration::from_millis(50));
+        block_on(next_id_with(&gen, |d| {
+            clock.advance(d);
+            async {}
+        }))
+        .unwrap();
+    });
+    assert_eq!(counter(&metrics, "snowmint_errors_total", ""), 0);
+    assert_eq!(
+        counter(&metrics, "snowmint_waits_total", "reason=clock_behind"),
+        1
+    );
+    assert_eq!(counter(&metrics, "snowmint_waits_total", ""), 1);
+    assert_eq!(histogram(&metrics, "snowmint_wait_seconds").len(), 1);
+    let behind = histogram(&metrics, "snowmint_clock_behind_seconds");
+    assert_eq!(behind.len(), 1, "{behind:?}");
+    assert!((0.05..=0.06).contains(&behind[0]), "{behind:?}");
+    assert_eq!(outline(&events), [(Level::WARN, WAITING_CLOCK)]);
+    assert_eq!(events[0].field("node"), "3");
+
+    let (metrics, events) = observe(|| {
+        gen.next_id().unwrap();
+        // 600 ms fits in the 1 s max_wait once, not twice; the clock never catches up.
+        clock.rewind(Duration::from_millis(600));
+        let err = block_on(next_id_with(&gen, |_| async {})).unwrap_err();
+        assert!(matches!(err, MintError::ClockBehind { .. }), "{err}");
+    });
+    assert_eq!(counter(&metrics, "snowmint_waits_total", ""), 1);
+    assert_eq!(
+        histogram(&metrics, "snowmint_clock_behind_seconds").len(),
+        1
+    );
+    assert_eq!(
+        counter(&metrics, "snowmint_errors_total", "kind=clock_behind"),
+        1
+    );
+    assert_eq!(counter(&metrics, "snowmint_errors_total", ""), 1);
+    assert_eq!(
+        outline(&events),
+        [
+            (Level::WARN, WAITING_CLOCK),
+            (Level::ERROR, NOT_MINTED_CLOCK)
+        ]
+    );
+
+    let (metrics, events) = observe(|| {
+        clock.rewind(Duration::from_secs(5));
+        let err = block_on(next_id_with(&gen, |_| async {})).unwrap_err();
+        assert!(matches!(err, MintError::ClockBehind { .. }), "{err}");
+    });
+    assert_eq!(counter(&metrics, "snowmint_waits_total", ""), 0);
+    assert_eq!(
+        histogram(&metrics, "snowmint_clock_behind_seconds").len(),
+        1
+    );
+    assert_eq!(counter(&metrics, "snowmint_errors_total", ""), 1);
+    assert_eq!(outline(&events), [(Level::ERROR, NOT_MINTED_CLOCK)]);
+}
+
+/// Exclusive shards held, as a gauge that leases move up and down; a thread without a
+/// shard of its own mints from the overflow shard, counted per such ID (the overflow path
+/// is the slow one already).
+#[test]
+fn shards_held_and_overflow_use() {
+    let gen = ShardedGenerator::builder(Layout::TWITTER)
+        .shard_bits(2)
+        .build()
+        .unwrap();
+    let mut leases = Vec::new();
+    let (metrics, events) = observe(|| {
+        // Every exclusive shard leased: this thread gets none.
+        leases.extend(std::iter::from_fn(|| gen.lease().ok()));
         for _ in 0..3 {
             gen.next_id().unwrap();
         }
+        drop(leases.pop());
     });
+    let shards = usize::try_from(gen.shards()).unwrap();
+    assert_eq!(shards, 3);
+    assert_eq!(leases.len(), shards - 1);
     assert_eq!(counter(&metrics, "snowmint_overflow_ids_total", ""), 3);
+    assert_eq!(
+        gauge(&metrics, "snowmint_shards_held"),
+        Some((shards - 1) as f64)
+    );
+    let mut expected = vec![(Level::DEBUG, "took a shard"); shards];
+    expected.extend(
+        [(
+            Level::DEBUG,
+            "minted from the overflow shard: no shard of its own for this thread",
+        ); 3],
+    );
+    expected.push((Level::DEBUG, "gave a shard back"));
+    assert_eq!(outline(&events), expected);
+    assert_eq!(events[0].field("shard"), "0");
+    assert_eq!(events[shards].field("host"), "0");
+    assert_eq!(events[shards + 3].field("shard"), (shards - 1).to_string());
 }
 
 /// A keeper that holds, fails once, then finds its node taken.
@@ -232,7 +497,8 @@ impl Keeper for Scripted {
     }
 }
 
-/// Renewals by outcome, and a lost fence as one `error` event.
+/// Renewals by outcome, a lost fence as one `error` event, and the calls refused after it
+/// as `lost` errors.
 #[test]
 fn fence_renewals_and_loss() {
     let (metrics, events) = observe(|| {
@@ -244,16 +510,92 @@ fn fence_renewals_and_loss() {
         fenced.renew(); // lost
         fenced.renew(); // not asked: lost for good
         assert!(fenced.is_lost());
+        assert!(matches!(fenced.next_id(), Err(FenceError::Lost { .. })));
     });
     let renewals = |o| counter(&metrics, "snowmint_fence_renewals_total", o);
     assert_eq!(renewals("outcome=held"), 2);
     assert_eq!(renewals("outcome=failed"), 1);
     assert_eq!(renewals("outcome=lost"), 1);
-    let loud: Vec<_> = events.iter().filter(|e| e.0 <= Level::WARN).collect();
-    assert_eq!(loud.len(), 2, "{events:?}");
-    assert_eq!(loud[0].0, Level::WARN);
-    assert_eq!(loud[1].0, Level::ERROR);
-    assert!(loud[1].1.contains("fence lost"), "{events:?}");
+    assert_eq!(counter(&metrics, "snowmint_errors_total", "kind=lost"), 1);
+    assert_eq!(counter(&metrics, "snowmint_errors_total", ""), 1);
+    assert_eq!(
+        outline(&events),
+        [
+            (Level::TRACE, "fence renewed"),
+            (Level::TRACE, "fence renewed"),
+            (
+                Level::WARN,
+                "fence renewal failed: minting stops when the window closes"
+            ),
+            (Level::ERROR, "fence lost: this source never mints again"),
+            (Level::DEBUG, NOT_MINTED_FENCED),
+        ]
+    );
+    assert!(events.iter().all(|e| e.field("node") == "5"), "{events:?}");
+    assert_eq!(events[2].field("cause"), "unreachable");
+    assert_eq!(events[3].field("cause"), "taken over");
+    assert_eq!(events[4].field("kind"), "lost");
+}
+
+/// A keeper whose every renewal holds for one second of the (manual) clock.
+struct OneSecond;
+
+impl Keeper for OneSecond {
+    fn renew(&mut self, now: u64) -> Renewal {
+        Renewal::Held {
+            limit_unix_millis: now / 1_000_000 + 1_000,
+            valid_until_nanos: now + 1_000_000_000,
+            floor_unix_millis: None,
+        }
+    }
+    fn release(&mut self, _: Option<u64>) {}
+    fn period(&self, _: bool) -> Duration {
+        Duration::from_millis(300)
+    }
+}
+
+/// A fence whose window closed: a blocking call is refused (one `fenced` error); an async
+/// call waits the keeper's retry period (one `fenced` wait, no error) and mints once the
+/// node is secured again.
+#[test]
+fn fenced_refusals_and_an_async_wait_for_the_fence() {
+    let clock = ManualClock::at_unix_millis(T0);
+    let fenced = Fenced::start_manual(sonyflake(&clock, Rollback::Continue), 3, OneSecond).unwrap();
+    fenced.next_id().unwrap();
+    clock.advance(Duration::from_secs(2));
+    let (metrics, events) = observe(|| {
+        assert!(matches!(fenced.next_id(), Err(FenceError::Fenced { .. })));
+        let mut waits = Vec::new();
+        block_on(next_id_with(&fenced, |d| {
+            waits.push(d);
+            fenced.renew();
+            async {}
+        }))
+        .unwrap();
+        assert_eq!(waits, [Duration::from_millis(300)]);
+    });
+    assert_eq!(counter(&metrics, "snowmint_errors_total", "kind=fenced"), 1);
+    assert_eq!(counter(&metrics, "snowmint_errors_total", ""), 1);
+    assert_eq!(
+        counter(&metrics, "snowmint_waits_total", "reason=fenced"),
+        1
+    );
+    assert_eq!(counter(&metrics, "snowmint_waits_total", ""), 1);
+    assert_eq!(
+        counter(&metrics, "snowmint_fence_renewals_total", "outcome=held"),
+        1
+    );
+    assert_eq!(
+        outline(&events),
+        [
+            (Level::DEBUG, NOT_MINTED_FENCED),
+            (Level::DEBUG, WAITING_FENCE),
+            (Level::TRACE, "fence renewed"),
+        ]
+    );
+    assert_eq!(events[0].field("kind"), "fenced");
+    assert_eq!(events[0].field("node"), "3");
+    assert_eq!(events[1].field("wait_us"), "300000");
 }
 
 #[cfg(feature = "redis")]
@@ -261,7 +603,7 @@ fn fence_renewals_and_loss() {
 mod server;
 
 /// Two leases against a real Redis: two acquisitions, the gauge at the second's node, two
-/// `info` events.
+/// `info` events with the node and namespace.
 #[cfg(feature = "redis")]
 #[test]
 fn redis_lease_acquisitions() {
@@ -272,12 +614,12 @@ fn redis_lease_acquisitions() {
         .unwrap()
         .namespace("events")
         .ttl(Duration::from_secs(2));
-    let mut second = 0;
+    let mut nodes = Vec::new();
     let (metrics, events) = observe(|| {
         let a = lease.acquire(Generator::builder(Layout::TWITTER)).unwrap();
         let b = lease.acquire(Generator::builder(Layout::TWITTER)).unwrap();
         assert_ne!(a.node(), b.node());
-        second = b.node();
+        nodes = vec![a.node(), b.node()];
     });
     let acquired = counter(
         &metrics,
@@ -285,17 +627,130 @@ fn redis_lease_acquisitions() {
         "namespace=events",
     );
     assert_eq!(acquired, 2);
-    let gauge = metrics
-        .iter()
-        .find(|(n, _, _)| n == "snowmint_lease_node")
-        .map(|(_, _, v)| v);
-    assert!(
-        matches!(gauge, Some(DebugValue::Gauge(g)) if g.0 == second as f64),
-        "{gauge:?}, second node {second}"
+    assert_eq!(
+        gauge(&metrics, "snowmint_lease_node"),
+        Some(nodes[1] as f64)
     );
-    let infos = events
-        .iter()
-        .filter(|e| e.0 == Level::INFO && e.1.contains("leased a node"))
-        .count();
-    assert_eq!(infos, 2, "{events:?}");
+    let infos: Vec<_> = events.iter().filter(|e| e.level == Level::INFO).collect();
+    assert_eq!(infos.len(), 2, "{events:?}");
+    for (e, node) in infos.iter().zip(&nodes) {
+        assert_eq!(e.message, "leased a node from Redis");
+        assert_eq!(e.field("node"), node.to_string());
+        assert_eq!(e.field("namespace"), "events");
+    }
+}
+
+/// A lease against a real redis-server that fails for real: the server dies (a renewal
+/// fails), the window closes (a call is refused), the server comes back with the node
+/// taken by another owner (the renewal finds it lost, and the next call is refused as
+/// lost). The generator's clock is a `ManualClock` (the window's deadline is on it); Redis
+/// keeps real time. Renewals are made by this thread, so the recorder and subscriber (both
+/// local to it) see them all: the lease's TTL is 10 minutes, so its own renewal thread,
+/// which first renews a third of the TTL after the start, stays asleep throughout (the
+/// test takes well under a second; 200 s leaves room for any load).
+#[cfg(feature = "redis")]
+#[test]
+fn redis_fence_lost_for_real() {
+    let Some(mut server) = server::RedisServer::start("redis_fence_lost") else {
+        return;
+    };
+    const TTL: Duration = Duration::from_secs(600);
+    let lease = snowmint::redis::RedisLease::new(&server.url())
+        .unwrap()
+        .namespace("lost")
+        .ttl(TTL)
+        // A dead server's connection errors come at once; this bounds a hung one.
+        .io_timeout(Duration::from_secs(5));
+    let clock = ManualClock::at_unix_millis(T0);
+    let started = std::time::Instant::now();
+    let mut node = 0;
+    let (metrics, events) = observe(|| {
+        let gen = lease
+            .acquire(Generator::builder(Layout::TWITTER).clock(clock.clone()))
+            .unwrap();
+        node = gen.node();
+        for _ in 0..100 {
+            gen.next_id().unwrap();
+        }
+        gen.renew(); // held
+        server.kill();
+        gen.renew(); // failed: connection refused
+        assert!(
+            !gen.is_fenced(),
+            "a failed renewal leaves the window to close"
+        );
+        // Past the window's deadline (TTL less the margin) on the generator's clock.
+        clock.advance(TTL);
+        assert!(matches!(gen.next_id(), Err(FenceError::Fenced { .. })));
+        server.restart();
+        // Another owner took the node while this process was cut off.
+        let owner_key = format!("{}{node}", lease.key_prefix());
+        assert_eq!(server.command(&["SET", &owner_key, "someone-else"]), "+OK");
+        gen.renew(); // lost
+        assert!(gen.is_lost());
+        assert!(matches!(gen.next_id(), Err(FenceError::Lost { .. })));
+    });
+    assert!(
+        started.elapsed() < TTL / 3,
+        "the lease's renewal thread may have renewed too: the counts above are not all this \
+         thread's ({:?})",
+        started.elapsed()
+    );
+    let renewals = |o| counter(&metrics, "snowmint_fence_renewals_total", o);
+    // The acquisition's first renewal, then the test's.
+    assert_eq!(renewals("outcome=held"), 2);
+    assert_eq!(renewals("outcome=failed"), 1);
+    assert_eq!(renewals("outcome=lost"), 1);
+    assert_eq!(renewals(""), 4);
+    assert_eq!(counter(&metrics, "snowmint_errors_total", "kind=fenced"), 1);
+    assert_eq!(counter(&metrics, "snowmint_errors_total", "kind=lost"), 1);
+    assert_eq!(counter(&metrics, "snowmint_errors_total", ""), 2);
+    assert_eq!(
+        counter(
+            &metrics,
+            "snowmint_lease_acquisitions_total",
+            "namespace=lost"
+        ),
+        1
+    );
+    assert_eq!(gauge(&metrics, "snowmint_lease_node"), Some(node as f64));
+    assert_eq!(counter(&metrics, "snowmint_waits_total", ""), 0);
+    assert_eq!(
+        outline(&events),
+        [
+            (Level::INFO, "leased a node from Redis"),
+            (Level::TRACE, "fence renewed"),
+            (Level::TRACE, "fence renewed"),
+            (
+                Level::WARN,
+                "fence renewal failed: minting stops when the window closes"
+            ),
+            (Level::DEBUG, NOT_MINTED_FENCED),
+            (Level::ERROR, "fence lost: this source never mints again"),
+            (Level::DEBUG, NOT_MINTED_FENCED),
+        ]
+    );
+    let node = node.to_string();
+    assert!(events.iter().all(|e| e.field("node") == node), "{events:?}");
+    assert!(
+        events.iter().all(|e| e.field("unit_ms") == "1.0"),
+        "{events:?}"
+    );
+    assert!(
+        events.iter().all(|e| e.field("sequence_bits") == "12"),
+        "{events:?}"
+    );
+    assert_eq!(events[0].field("namespace"), "lost");
+    assert!(
+        events[3].field("cause").contains("renew the lease"),
+        "{events:?}"
+    );
+    assert!(
+        events[5]
+            .field("cause")
+            .contains("another owner holds node"),
+        "{events:?}"
+    );
+    assert_eq!(events[4].field("kind"), "fenced");
+    assert_eq!(events[6].field("kind"), "lost");
 }

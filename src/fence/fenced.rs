@@ -534,7 +534,7 @@ impl<C: Clock> Gate<C> {
             return Ok(id);
         }
         let high = self.layout.decode(Id::from_u64(self.window.high()));
-        Err(FenceError::Fenced {
+        let e = FenceError::Fenced {
             node: self.node,
             retry_after: self.unit(),
             cause: Arc::new(Note::new(format!(
@@ -542,7 +542,9 @@ impl<C: Clock> Gate<C> {
                 self.layout.decode(id).unix_millis(),
                 high.unix_millis()
             ))),
-        })
+        };
+        crate::events::fence_refused(&self.layout, &e);
+        Err(e)
     }
 
     /// The layout's tick, as a retry hint.
@@ -552,6 +554,12 @@ impl<C: Clock> Gate<C> {
 
     #[cold]
     fn closed(&self) -> FenceError {
+        let e = self.refusal();
+        crate::events::fence_refused(&self.layout, &e);
+        e
+    }
+
+    fn refusal(&self) -> FenceError {
         let (node, retry_after) = (self.node, self.retry);
         match &*lock(&self.status) {
             Status::Lost(cause) => FenceError::Lost {
@@ -588,7 +596,7 @@ impl<C: Clock> Gate<C> {
     /// Applies a renewal's outcome to the window. Callers hold the keeper's lock (or own the
     /// gate alone), so that outcomes apply in the order they were obtained.
     fn apply(&self, renewal: Renewal) {
-        crate::events::fence_renewal(&self.layout, &renewal);
+        crate::events::fence_renewal(&self.layout, self.node, &renewal);
         match renewal {
             Renewal::Held {
                 limit_unix_millis,

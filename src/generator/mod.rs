@@ -85,7 +85,10 @@ impl Generator {
 }
 
 impl<C: Clock> Generator<C> {
-    pub(crate) fn from_parts((minter, node, start): (Minter<C>, u64, Option<u64>)) -> Generator<C> {
+    pub(crate) fn from_parts(
+        (mut minter, node, start): (Minter<C>, u64, Option<u64>),
+    ) -> Generator<C> {
+        minter.whose.node = Some(node);
         Generator {
             state: CachePadded::new(AtomicU64::new(start.unwrap_or(0))),
             node,

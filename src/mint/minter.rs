@@ -32,6 +32,8 @@ pub(crate) struct Minter<C> {
     /// States `s` with `s & refresh_mask == 0` read the exact clock (see
     /// [`REFRESH_EVERY_BITS`]).
     refresh_mask: u64,
+    /// The node (or host) its events name; set by the source that owns it.
+    pub(crate) whose: events::Whose,
 }
 
 /// Why an attempt did not issue.
@@ -85,6 +87,7 @@ impl<C: Clock> Minter<C> {
             layout,
             rollback,
             clock,
+            whose: events::Whose::default(),
         }
     }
 
@@ -232,7 +235,7 @@ impl<C: Clock> Minter<C> {
                 } else {
                     WaitReason::Exhausted
                 };
-                events::wait_started(&self.layout, reason, remaining_wait);
+                events::wait_started(&self.layout, self.whose, reason, remaining_wait);
                 waiting = Some(reason);
             }
             waiter.wait(remaining_wait);
@@ -254,7 +257,11 @@ impl<C: Clock> Minter<C> {
         if let Some(reason) = waiting {
             events::wait_ended(reason, start.elapsed());
         }
-        self.error_of(blocked)
+        let e = self.error_of_blocked(blocked);
+        // A wait for the clock recorded how far behind it was: not again with the error.
+        let behind_recorded = waiting == Some(WaitReason::ClockBehind);
+        events::mint_error_after_wait(&self.layout, self.whose, &e, behind_recorded);
+        e
     }
 
     /// One pass of the CAS loop: the new states and the clock tick, or why none may be
@@ -350,7 +357,7 @@ impl<C: Clock> Minter<C> {
     #[cold]
     fn error_of(&self, blocked: Blocked) -> MintError {
         let e = self.error_of_blocked(blocked);
-        events::mint_error(&self.layout, &e);
+        events::mint_error(&self.layout, self.whose, &e);
         e
     }
 

@@ -96,7 +96,7 @@ impl ShardedGenerator {
 
 impl<C: Clock> ShardedGenerator<C> {
     pub(crate) fn from_parts(
-        minter: Minter<C>,
+        mut minter: Minter<C>,
         host: u64,
         shard_bits: u8,
         start_after: Option<u64>,
@@ -127,6 +127,7 @@ impl<C: Clock> ShardedGenerator<C> {
             start,
             layout.sequence_bits(),
         );
+        minter.whose.host = Some(host);
         Ok(ShardedGenerator {
             shared: Arc::new(Shared {
                 minter,
@@ -203,7 +204,7 @@ impl<C: Clock> ShardedGenerator<C> {
         let m = &self.shared.minter;
         let slots = &self.shared.slots;
         let (state, _) = m.take(&*slots.overflow, 1, timeout)?;
-        crate::events::overflow_shard(&m.layout);
+        crate::events::overflow_shard(&m.layout, m.whose);
         last.set(state);
         Ok(m.id_of(state, slots.overflow_node_in_place))
     }

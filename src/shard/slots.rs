@@ -112,6 +112,7 @@ impl Slots {
             {
                 // Relaxed: ordered after the Acquire above, which published this value.
                 let state = slot.state.load(Ordering::Relaxed);
+                crate::events::shard_held(index, true);
                 return Some(Hold {
                     slots: Arc::clone(self),
                     index,
@@ -174,5 +175,6 @@ impl Drop for Hold {
         slot.state.store(self.state.get(), Ordering::Relaxed);
         // Release: makes the state above visible to the next holder's Acquire.
         slot.taken.store(false, Ordering::Release);
+        crate::events::shard_held(self.index, false);
     }
 }

@@ -556,6 +556,30 @@ mod tests {
         }
     }
 
+    /// A refusal says how long until the call could succeed: the rest of the tick for a used
+    /// up sequence, and the way back to the last issued tick for a clock stepped back.
+    #[test]
+    fn refusals_say_how_long_to_wait() {
+        let clock = ManualClock::at_unix_nanos(NOW_MS * 1_000_000 + 300_000);
+        let m = minter(Layout::TWITTER, Rollback::Wait, clock.clone());
+        let cell = AtomicU64::new(0);
+        let (first, last) = m.try_take(&cell, 1 << 12).unwrap();
+        assert_eq!(last - first + 1, 1 << 12, "the whole tick");
+        assert_eq!(
+            m.try_take(&cell, 1).unwrap_err(),
+            MintError::Exhausted {
+                retry_after: Duration::from_micros(700)
+            }
+        );
+        clock.rewind(Duration::from_secs(1));
+        assert_eq!(
+            m.try_take(&cell, 1).unwrap_err(),
+            MintError::ClockBehind {
+                behind: Duration::from_secs(1) + Duration::from_micros(700)
+            }
+        );
+    }
+
     /// A clock before the epoch is refused with the reading and the epoch, in milliseconds.
     #[test]
     fn a_reading_before_the_epoch_names_both_times() {
@@ -591,6 +615,13 @@ mod tests {
                     .expect("a valid layout");
                 let p = Packing::of(&layout);
                 usual += u32::from(p.usual);
+                // The precomputed packing is taken wherever it applies: the sequence at bit 0
+                // and the time right above the node.
+                assert_eq!(
+                    p.usual,
+                    order == Order::TimeNodeSequence || n == 0,
+                    "{layout:?}"
+                );
                 for node in [0, layout.max_node() / 2, layout.max_node()] {
                     let nip = layout.node_in_place(node);
                     for ticks in [0, 1, 12_345, layout.max_ticks()] {

@@ -426,3 +426,29 @@ fn more_threads_than_shards_overlapping_never_duplicate() {
         "six threads for three shards: some overflow"
     );
 }
+
+/// A thread on the overflow shard looks for a shard of its own every 1,024 IDs (not on every
+/// ID, and not never): a shard freed meanwhile is taken on the 1,024th overflow ID after the
+/// last look, and the thread's IDs keep increasing across the move.
+#[test]
+fn a_thread_on_the_overflow_shard_takes_a_freed_shard_every_1024_ids() {
+    let gen = ShardedGenerator::builder(Layout::TWITTER)
+        .clock(frozen())
+        .shard_bits(1)
+        .lead_ticks(1)
+        .build()
+        .unwrap();
+    let lease = gen.lease().unwrap();
+    let mut ids = vec![gen.next_id().unwrap()];
+    assert_eq!(gen.local_shard(), None, "the one exclusive shard is leased");
+    drop(lease);
+    for _ in 0..1_024 {
+        ids.push(gen.next_id().unwrap());
+    }
+    assert_eq!(gen.local_shard(), None, "1,024 overflow IDs before the next look");
+    assert!(ids.iter().all(|&id| node_of(id) == 1), "all on the overflow shard");
+    ids.push(gen.next_id().unwrap());
+    assert_eq!(gen.local_shard(), Some(0), "the freed shard, at the next look");
+    assert_eq!(node_of(*ids.last().unwrap()), 0);
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "increasing across the move");
+}

@@ -452,3 +452,33 @@ fn a_thread_on_the_overflow_shard_takes_a_freed_shard_every_1024_ids() {
     assert_eq!(node_of(*ids.last().unwrap()), 0);
     assert!(ids.windows(2).all(|w| w[0] < w[1]), "increasing across the move");
 }
+
+/// `claim_local_shard`, `local_shard` and `next_id_timeout` on the calling thread's shard, an
+/// exclusive one or (every one held) the overflow shard, and `max_wait` as built.
+#[test]
+fn a_thread_claims_reports_and_mints_on_its_shard() {
+    let gen = ShardedGenerator::builder(Layout::TWITTER)
+        .clock(frozen())
+        .shard_bits(2)
+        .max_wait(std::time::Duration::from_millis(7))
+        .build()
+        .unwrap();
+    assert_eq!(gen.max_wait(), std::time::Duration::from_millis(7));
+    let _leases = (gen.lease().unwrap(), gen.lease().unwrap());
+    assert_eq!(gen.claim_local_shard(), Some(2), "shards 0 and 1 are leased");
+    assert_eq!(gen.local_shard(), Some(2));
+    let id = gen
+        .next_id_timeout(std::time::Duration::from_millis(5))
+        .unwrap();
+    assert_eq!(node_of(id), 2);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            assert_eq!(gen.claim_local_shard(), None, "every exclusive shard is held");
+            assert_eq!(gen.local_shard(), None);
+            let id = gen
+                .next_id_timeout(std::time::Duration::from_millis(5))
+                .unwrap();
+            assert_eq!(node_of(id), 3, "the overflow shard");
+        });
+    });
+}

@@ -482,3 +482,19 @@ fn a_thread_claims_reports_and_mints_on_its_shard() {
         });
     });
 }
+
+/// The accessors report the split as built.
+#[test]
+fn the_split_is_reported_as_built() {
+    let gen = ShardedGenerator::builder(Layout::TWITTER)
+        .clock(frozen())
+        .host(3)
+        .shard_bits(3)
+        .build()
+        .unwrap();
+    assert_eq!((gen.host(), gen.shard_bits(), gen.shards()), (3, 3, 7));
+    let (first, second) = (gen.lease().unwrap(), gen.lease().unwrap());
+    assert_eq!((first.node(), second.node()), (3 << 3, 3 << 3 | 1));
+    assert_eq!(node_of(second.next_id().unwrap()), second.node());
+    assert_eq!(second.max_wait(), gen.max_wait());
+}

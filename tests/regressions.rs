@@ -285,6 +285,19 @@ fn every_source_keeps_its_promises_through_the_trait() {
             .collect();
         assert!(batch.first() > ids.last());
         assert!(source.last_id() >= batch.last().copied());
+        // Every other call of the trait reaches the implementor's own.
+        let a = source.try_next_id().unwrap_or_else(|e| panic!("{e}"));
+        let b = source
+            .next_id_timeout(Duration::from_millis(5))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let c: Vec<Id> = source
+            .try_next_ids(3)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .collect();
+        assert!(batch.last() < Some(&a) && a < b && Some(&b) < c.first() && c.len() == 3);
+        assert_eq!(*source.layout(), Layout::TWITTER);
+        assert_eq!(source.clock().now_unix_nanos(), NOW_MS * 1_000_000);
+        assert_eq!(source.max_wait(), Duration::from_secs(1), "the default");
         ids
     }
     let gen = Generator::builder(Layout::TWITTER)

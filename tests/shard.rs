@@ -498,3 +498,18 @@ fn the_split_is_reported_as_built() {
     assert_eq!(node_of(second.next_id().unwrap()), second.node());
     assert_eq!(second.max_wait(), gen.max_wait());
 }
+
+/// `Debug` names the type and the split, never an empty string.
+#[test]
+fn debug_shows_the_split() {
+    let gen = ShardedGenerator::builder(Layout::TWITTER)
+        .clock(frozen())
+        .host(5)
+        .build()
+        .unwrap();
+    let text = format!("{gen:?}");
+    assert!(text.starts_with("ShardedGenerator {"), "{text}");
+    assert!(text.contains("host: 5") && text.contains("shard_bits: 6"), "{text}");
+    let lease = gen.lease().unwrap();
+    assert!(format!("{lease:?}").starts_with("Lease {"), "{lease:?}");
+}

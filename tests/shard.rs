@@ -445,12 +445,26 @@ fn a_thread_on_the_overflow_shard_takes_a_freed_shard_every_1024_ids() {
     for _ in 0..1_024 {
         ids.push(gen.next_id().unwrap());
     }
-    assert_eq!(gen.local_shard(), None, "1,024 overflow IDs before the next look");
-    assert!(ids.iter().all(|&id| node_of(id) == 1), "all on the overflow shard");
+    assert_eq!(
+        gen.local_shard(),
+        None,
+        "1,024 overflow IDs before the next look"
+    );
+    assert!(
+        ids.iter().all(|&id| node_of(id) == 1),
+        "all on the overflow shard"
+    );
     ids.push(gen.next_id().unwrap());
-    assert_eq!(gen.local_shard(), Some(0), "the freed shard, at the next look");
+    assert_eq!(
+        gen.local_shard(),
+        Some(0),
+        "the freed shard, at the next look"
+    );
     assert_eq!(node_of(*ids.last().unwrap()), 0);
-    assert!(ids.windows(2).all(|w| w[0] < w[1]), "increasing across the move");
+    assert!(
+        ids.windows(2).all(|w| w[0] < w[1]),
+        "increasing across the move"
+    );
 }
 
 /// `claim_local_shard`, `local_shard` and `next_id_timeout` on the calling thread's shard, an
@@ -465,7 +479,11 @@ fn a_thread_claims_reports_and_mints_on_its_shard() {
         .unwrap();
     assert_eq!(gen.max_wait(), std::time::Duration::from_millis(7));
     let _leases = (gen.lease().unwrap(), gen.lease().unwrap());
-    assert_eq!(gen.claim_local_shard(), Some(2), "shards 0 and 1 are leased");
+    assert_eq!(
+        gen.claim_local_shard(),
+        Some(2),
+        "shards 0 and 1 are leased"
+    );
     assert_eq!(gen.local_shard(), Some(2));
     let id = gen
         .next_id_timeout(std::time::Duration::from_millis(5))
@@ -473,7 +491,11 @@ fn a_thread_claims_reports_and_mints_on_its_shard() {
     assert_eq!(node_of(id), 2);
     std::thread::scope(|s| {
         s.spawn(|| {
-            assert_eq!(gen.claim_local_shard(), None, "every exclusive shard is held");
+            assert_eq!(
+                gen.claim_local_shard(),
+                None,
+                "every exclusive shard is held"
+            );
             assert_eq!(gen.local_shard(), None);
             let id = gen
                 .next_id_timeout(std::time::Duration::from_millis(5))
@@ -509,7 +531,10 @@ fn debug_shows_the_split() {
         .unwrap();
     let text = format!("{gen:?}");
     assert!(text.starts_with("ShardedGenerator {"), "{text}");
-    assert!(text.contains("host: 5") && text.contains("shard_bits: 6"), "{text}");
+    assert!(
+        text.contains("host: 5") && text.contains("shard_bits: 6"),
+        "{text}"
+    );
     let lease = gen.lease().unwrap();
     assert!(format!("{lease:?}").starts_with("Lease {"), "{lease:?}");
 }

@@ -453,7 +453,11 @@ mod tests {
             let m = minter(layout, Rollback::Wait, ManualClock::at_unix_millis(NOW_MS));
             let (cell, cache) = (Cell::new(0), TickCache::new());
             let node = layout.node_in_place(5);
-            assert_eq!(m.take_one_from_cache(&cell, &cache), None, "empty: serves nothing");
+            assert_eq!(
+                m.take_one_from_cache(&cell, &cache),
+                None,
+                "empty: serves nothing"
+            );
             let mut noted = Vec::new();
             let first = m
                 .take_one_cached(&cell, &cache, node, Duration::ZERO, |s| noted.push(s))
@@ -467,7 +471,11 @@ mod tests {
                     .expect("the tick's window was cached");
                 assert_eq!(id, m.id_of(cell.get(), node).to_u64(), "{order:?}");
                 let d = layout.decode(crate::id::Id::from_u64(id));
-                assert_eq!((d.ticks(), d.node(), d.sequence()), (tick, 5, k), "{order:?}");
+                assert_eq!(
+                    (d.ticks(), d.node(), d.sequence()),
+                    (tick, 5, k),
+                    "{order:?}"
+                );
             }
         }
     }
@@ -482,7 +490,11 @@ mod tests {
             ManualClock::at_unix_millis(NOW_MS),
         );
         let cell = AtomicU64::new(0);
-        assert_eq!(m.take_one_in_tick(&cell), None, "state 0 is not in the clock's tick");
+        assert_eq!(
+            m.take_one_in_tick(&cell),
+            None,
+            "state 0 is not in the clock's tick"
+        );
         let (first, _) = m.take(&cell, 1, Duration::ZERO).expect("mints");
         for k in 1..=20 {
             assert_eq!(m.take_one_in_tick(&cell), Some(first + k));
@@ -521,7 +533,10 @@ mod tests {
         let check = |path: &str, states: Vec<u64>| {
             let ticks: Vec<u64> = states.iter().map(|s| s >> layout.sequence_bits()).collect();
             let stale = ticks.iter().take_while(|&&t| t == stale_tick).count();
-            assert_eq!(stale, per_refresh, "{path}: IDs stamped by the stuck reading");
+            assert_eq!(
+                stale, per_refresh,
+                "{path}: IDs stamped by the stuck reading"
+            );
             assert!(
                 ticks[stale..].iter().all(|&t| t == stale_tick + 5),
                 "{path}: after the exact reading, its tick"

@@ -254,9 +254,7 @@ impl OwnTick {
 
 #[cfg(test)]
 mod tests {
-    use super::{
-        last_of_tick, step, tick_end, tolerance_ticks, OwnTick, Rules, Step, TickWindow,
-    };
+    use super::{last_of_tick, step, tick_end, tolerance_ticks, OwnTick, Rules, Step, TickWindow};
 
     const S: u8 = 2; // 4 IDs per tick keeps exhaustion easy to reach.
 
@@ -303,7 +301,11 @@ mod tests {
         assert_eq!(last_of_tick(st(9, 0), S), st(9, 3));
         assert_eq!(last_of_tick(st(9, 3), S), st(9, 3));
         assert_eq!(last_of_tick(0, 0), 0, "one state per tick");
-        assert_eq!(last_of_tick(u64::MAX - 2, S), u64::MAX, "the last tick of 2^64 states");
+        assert_eq!(
+            last_of_tick(u64::MAX - 2, S),
+            u64::MAX,
+            "the last tick of 2^64 states"
+        );
         assert_eq!(tick_end(st(9, 2), S), Some(st(10, 0)));
         assert_eq!(tick_end(u64::MAX - 2, S), None);
     }

@@ -56,7 +56,10 @@ mod tests {
         }
         for _ in 0..3 {
             w.wait(Duration::ZERO);
-            assert_eq!(w.round, SPIN_ROUNDS, "past the spin rounds a waiter only yields");
+            assert_eq!(
+                w.round, SPIN_ROUNDS,
+                "past the spin rounds a waiter only yields"
+            );
         }
         // Exactly the sleep threshold is still a spin round, not a sleep.
         let mut fresh = Waiter::new();

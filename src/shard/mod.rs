@@ -518,11 +518,18 @@ mod tests {
         dropped.next_id().unwrap();
         let slots = Arc::clone(&dropped.shared.slots);
         drop(dropped);
-        assert!(Arc::strong_count(&slots) > 1, "the thread's entry still holds it");
+        assert!(
+            Arc::strong_count(&slots) > 1,
+            "the thread's entry still holds it"
+        );
         let new = build();
         new.next_id().unwrap();
         assert_eq!(Arc::strong_count(&slots), 1, "pruned when `new` registered");
-        assert_eq!(live.local_shard(), Some(0), "a live generator's entry stays");
+        assert_eq!(
+            live.local_shard(),
+            Some(0),
+            "a live generator's entry stays"
+        );
         assert_eq!(new.local_shard(), Some(0));
     }
 }

@@ -538,3 +538,29 @@ fn debug_shows_the_split() {
     let lease = gen.lease().unwrap();
     assert!(format!("{lease:?}").starts_with("Lease {"), "{lease:?}");
 }
+
+/// As a `SourceBuilder` (what node sources and leases build from), a sharded builder's node
+/// is its host: the node bits above the shard bits.
+#[test]
+fn the_source_builder_node_is_the_host() {
+    use snowmint::SourceBuilder;
+    let b = ShardedGenerator::builder(Layout::TWITTER)
+        .clock(frozen())
+        .shard_bits(4);
+    assert_eq!(
+        SourceBuilder::max_node(&b),
+        (1 << 6) - 1,
+        "10 node bits, 4 for shards"
+    );
+    let b = SourceBuilder::node(b, 9);
+    assert_eq!(SourceBuilder::node_number(&b), 9);
+    assert_eq!(*SourceBuilder::layout(&b), Layout::TWITTER);
+    let gen = SourceBuilder::build(b).unwrap();
+    assert_eq!((gen.host(), gen.shard_bits()), (9, 4));
+    let default = ShardedGenerator::builder(Layout::SONYFLAKE).clock(frozen());
+    assert_eq!(
+        SourceBuilder::max_node(&default),
+        (1 << 10) - 1,
+        "16 node bits, 6 for shards by default"
+    );
+}

@@ -564,3 +564,47 @@ fn the_source_builder_node_is_the_host() {
         "16 node bits, 6 for shards by default"
     );
 }
+
+/// `last_id` covers every ID issued so far: on a shard reused in a later tick, on a lease
+/// whose ticks move on, and across the middle of the layout's lifetime (where a tick shifted
+/// up by the sequence bits would wrap past 2^64).
+#[test]
+fn last_id_covers_every_id_of_reused_shards_and_later_ticks() {
+    let layout = Layout::TWITTER;
+    let half = layout.epoch_unix_millis() + (1 << 40) - 2;
+    for start_ms in [NOW_MS, half] {
+        let clock = ManualClock::at_unix_millis(start_ms);
+        let gen = ShardedGenerator::builder(layout)
+            .clock(clock.clone())
+            .build()
+            .unwrap();
+        let first = gen.lease().unwrap();
+        let id = first.next_id().unwrap();
+        assert!(gen.last_id() >= Some(id));
+        drop(first);
+        for _ in 0..3 {
+            clock.advance(std::time::Duration::from_millis(1));
+            let lease = gen.lease().unwrap();
+            for _ in 0..3 {
+                let id = lease.next_id().unwrap();
+                assert!(gen.last_id() >= Some(id), "start {start_ms} ms");
+                clock.advance(std::time::Duration::from_millis(1));
+            }
+        }
+    }
+}
+
+/// A thread that has minted nowhere else and lands on the overflow shard in the layout's
+/// first tick mints there at once: nothing of tick 0 is skipped.
+#[test]
+fn the_overflow_shard_mints_in_the_first_tick() {
+    let layout = Layout::TWITTER;
+    let gen = ShardedGenerator::builder(layout)
+        .clock(ManualClock::at_unix_millis(layout.epoch_unix_millis()))
+        .shard_bits(1)
+        .build()
+        .unwrap();
+    let _lease = gen.lease().unwrap();
+    let id = gen.try_next_id().expect("tick 0 has room");
+    assert_eq!((layout.decode(id).ticks(), node_of(id)), (0, 1));
+}

@@ -595,16 +595,23 @@ fn last_id_covers_every_id_of_reused_shards_and_later_ticks() {
 }
 
 /// A thread that has minted nowhere else and lands on the overflow shard in the layout's
-/// first tick mints there at once: nothing of tick 0 is skipped.
+/// first tick mints there at once: nothing of tick 0 is skipped, whether it is the thread's
+/// first call or it held a shard without minting and handed it back.
 #[test]
 fn the_overflow_shard_mints_in_the_first_tick() {
     let layout = Layout::TWITTER;
-    let gen = ShardedGenerator::builder(layout)
-        .clock(ManualClock::at_unix_millis(layout.epoch_unix_millis()))
-        .shard_bits(1)
-        .build()
-        .unwrap();
-    let _lease = gen.lease().unwrap();
-    let id = gen.try_next_id().expect("tick 0 has room");
-    assert_eq!((layout.decode(id).ticks(), node_of(id)), (0, 1));
+    for held_first in [false, true] {
+        let gen = ShardedGenerator::builder(layout)
+            .clock(ManualClock::at_unix_millis(layout.epoch_unix_millis()))
+            .shard_bits(1)
+            .build()
+            .unwrap();
+        if held_first {
+            assert_eq!(gen.claim_local_shard(), Some(0));
+            gen.release_local_shard();
+        }
+        let _lease = gen.lease().unwrap();
+        let id = gen.try_next_id().expect("tick 0 has room");
+        assert_eq!((layout.decode(id).ticks(), node_of(id)), (0, 1));
+    }
 }

@@ -285,6 +285,19 @@ fn every_source_keeps_its_promises_through_the_trait() {
             .collect();
         assert!(batch.first() > ids.last());
         assert!(source.last_id() >= batch.last().copied());
+        // Every other call of the trait reaches the implementor's own.
+        let a = source.try_next_id().unwrap_or_else(|e| panic!("{e}"));
+        let b = source
+            .next_id_timeout(Duration::from_millis(5))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let c: Vec<Id> = source
+            .try_next_ids(3)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .collect();
+        assert!(batch.last() < Some(&a) && a < b && Some(&b) < c.first() && c.len() == 3);
+        assert_eq!(*source.layout(), Layout::TWITTER);
+        assert_eq!(source.clock().now_unix_nanos(), NOW_MS * 1_000_000);
+        assert_eq!(source.max_wait(), Duration::from_secs(1), "the default");
         ids
     }
     let gen = Generator::builder(Layout::TWITTER)
@@ -302,4 +315,29 @@ fn every_source_keeps_its_promises_through_the_trait() {
     let lease = sharded.lease().unwrap();
     mint_increasing(&lease, 100);
     mint_increasing(&Arc::new(gen), 10);
+
+    /// Grants a window far ahead of every renewal.
+    struct Generous;
+    impl snowmint::Keeper for Generous {
+        fn renew(&mut self, now_unix_nanos: u64) -> snowmint::Renewal {
+            snowmint::Renewal::Held {
+                limit_unix_millis: now_unix_nanos / 1_000_000 + 60_000,
+                valid_until_nanos: u64::MAX,
+                floor_unix_millis: None,
+            }
+        }
+        fn release(&mut self, _last_unix_millis: Option<u64>) {}
+        fn period(&self, _ok: bool) -> Duration {
+            Duration::from_secs(3_600)
+        }
+    }
+    let fenced_gen = Generator::builder(Layout::TWITTER)
+        .node(3)
+        .clock(frozen())
+        .build()
+        .unwrap();
+    let fenced = snowmint::Fenced::start_manual(fenced_gen, 3, Generous).unwrap();
+    mint_increasing(&fenced, 100);
+    assert!(!fenced.is_fenced() && !fenced.is_lost());
+    assert_eq!(fenced.limit_unix_millis(), Some(NOW_MS + 60_000));
 }

@@ -492,3 +492,192 @@ fn more_threads_than_shards_overlapping_never_duplicate() {
         "six threads for three shards: some overflow"
     );
 }
+
+/// A thread on the overflow shard looks for a shard of its own every 1,024 IDs (not on every
+/// ID, and not never): a shard freed meanwhile is taken on the 1,024th overflow ID after the
+/// last look, and the thread's IDs keep increasing across the move.
+#[test]
+fn a_thread_on_the_overflow_shard_takes_a_freed_shard_every_1024_ids() {
+    let gen = ShardedGenerator::builder(Layout::TWITTER)
+        .clock(frozen())
+        .shard_bits(1)
+        .lead_ticks(1)
+        .build()
+        .unwrap();
+    let lease = gen.lease().unwrap();
+    let mut ids = vec![gen.next_id().unwrap()];
+    assert_eq!(gen.local_shard(), None, "the one exclusive shard is leased");
+    drop(lease);
+    for _ in 0..1_024 {
+        ids.push(gen.next_id().unwrap());
+    }
+    assert_eq!(
+        gen.local_shard(),
+        None,
+        "1,024 overflow IDs before the next look"
+    );
+    assert!(
+        ids.iter().all(|&id| node_of(id) == 1),
+        "all on the overflow shard"
+    );
+    ids.push(gen.next_id().unwrap());
+    assert_eq!(
+        gen.local_shard(),
+        Some(0),
+        "the freed shard, at the next look"
+    );
+    assert_eq!(node_of(*ids.last().unwrap()), 0);
+    assert!(
+        ids.windows(2).all(|w| w[0] < w[1]),
+        "increasing across the move"
+    );
+}
+
+/// `claim_local_shard`, `local_shard` and `next_id_timeout` on the calling thread's shard, an
+/// exclusive one or (every one held) the overflow shard, and `max_wait` as built.
+#[test]
+fn a_thread_claims_reports_and_mints_on_its_shard() {
+    let gen = ShardedGenerator::builder(Layout::TWITTER)
+        .clock(frozen())
+        .shard_bits(2)
+        .max_wait(std::time::Duration::from_millis(7))
+        .build()
+        .unwrap();
+    assert_eq!(gen.max_wait(), std::time::Duration::from_millis(7));
+    let _leases = (gen.lease().unwrap(), gen.lease().unwrap());
+    assert_eq!(
+        gen.claim_local_shard(),
+        Some(2),
+        "shards 0 and 1 are leased"
+    );
+    assert_eq!(gen.local_shard(), Some(2));
+    let id = gen
+        .next_id_timeout(std::time::Duration::from_millis(5))
+        .unwrap();
+    assert_eq!(node_of(id), 2);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            assert_eq!(
+                gen.claim_local_shard(),
+                None,
+                "every exclusive shard is held"
+            );
+            assert_eq!(gen.local_shard(), None);
+            let id = gen
+                .next_id_timeout(std::time::Duration::from_millis(5))
+                .unwrap();
+            assert_eq!(node_of(id), 3, "the overflow shard");
+        });
+    });
+}
+
+/// The accessors report the split as built.
+#[test]
+fn the_split_is_reported_as_built() {
+    let gen = ShardedGenerator::builder(Layout::TWITTER)
+        .clock(frozen())
+        .host(3)
+        .shard_bits(3)
+        .build()
+        .unwrap();
+    assert_eq!((gen.host(), gen.shard_bits(), gen.shards()), (3, 3, 7));
+    let (first, second) = (gen.lease().unwrap(), gen.lease().unwrap());
+    assert_eq!((first.node(), second.node()), (3 << 3, 3 << 3 | 1));
+    assert_eq!(node_of(second.next_id().unwrap()), second.node());
+    assert_eq!(second.max_wait(), gen.max_wait());
+}
+
+/// `Debug` names the type and the split, never an empty string.
+#[test]
+fn debug_shows_the_split() {
+    let gen = ShardedGenerator::builder(Layout::TWITTER)
+        .clock(frozen())
+        .host(5)
+        .build()
+        .unwrap();
+    let text = format!("{gen:?}");
+    assert!(text.starts_with("ShardedGenerator {"), "{text}");
+    assert!(
+        text.contains("host: 5") && text.contains("shard_bits: 6"),
+        "{text}"
+    );
+    let lease = gen.lease().unwrap();
+    assert!(format!("{lease:?}").starts_with("Lease {"), "{lease:?}");
+}
+
+/// As a `SourceBuilder` (what node sources and leases build from), a sharded builder's node
+/// is its host: the node bits above the shard bits.
+#[test]
+fn the_source_builder_node_is_the_host() {
+    use snowmint::SourceBuilder;
+    let b = ShardedGenerator::builder(Layout::TWITTER)
+        .clock(frozen())
+        .shard_bits(4);
+    assert_eq!(
+        SourceBuilder::max_node(&b),
+        (1 << 6) - 1,
+        "10 node bits, 4 for shards"
+    );
+    let b = SourceBuilder::node(b, 9);
+    assert_eq!(SourceBuilder::node_number(&b), 9);
+    assert_eq!(*SourceBuilder::layout(&b), Layout::TWITTER);
+    let gen = SourceBuilder::build(b).unwrap();
+    assert_eq!((gen.host(), gen.shard_bits()), (9, 4));
+    let default = ShardedGenerator::builder(Layout::SONYFLAKE).clock(frozen());
+    assert_eq!(
+        SourceBuilder::max_node(&default),
+        (1 << 10) - 1,
+        "16 node bits, 6 for shards by default"
+    );
+}
+
+/// `last_id` covers every ID issued so far: on a shard reused in a later tick, on a lease
+/// whose ticks move on, and across the middle of the layout's lifetime (where a tick shifted
+/// up by the sequence bits would wrap past 2^64).
+#[test]
+fn last_id_covers_every_id_of_reused_shards_and_later_ticks() {
+    let layout = Layout::TWITTER;
+    let half = layout.epoch_unix_millis() + (1 << 40) - 2;
+    for start_ms in [NOW_MS, half] {
+        let clock = ManualClock::at_unix_millis(start_ms);
+        let gen = ShardedGenerator::builder(layout)
+            .clock(clock.clone())
+            .build()
+            .unwrap();
+        let first = gen.lease().unwrap();
+        let id = first.next_id().unwrap();
+        assert!(gen.last_id() >= Some(id));
+        drop(first);
+        for _ in 0..3 {
+            clock.advance(std::time::Duration::from_millis(1));
+            let lease = gen.lease().unwrap();
+            for _ in 0..3 {
+                let id = lease.next_id().unwrap();
+                assert!(gen.last_id() >= Some(id), "start {start_ms} ms");
+                clock.advance(std::time::Duration::from_millis(1));
+            }
+        }
+    }
+}
+
+/// A thread that has minted nowhere else and lands on the overflow shard in the layout's
+/// first tick mints there at once: nothing of tick 0 is skipped, whether it is the thread's
+/// first call or it held a shard without minting and handed it back.
+#[test]
+fn the_overflow_shard_mints_in_the_first_tick() {
+    let layout = Layout::TWITTER;
+    for held_first in [false, true] {
+        let gen = ShardedGenerator::builder(layout)
+            .clock(ManualClock::at_unix_millis(layout.epoch_unix_millis()))
+            .shard_bits(1)
+            .build()
+            .unwrap();
+        if held_first {
+            assert_eq!(gen.claim_local_shard(), Some(0));
+            gen.release_local_shard();
+        }
+        let _lease = gen.lease().unwrap();
+        let id = gen.try_next_id().expect("tick 0 has room");
+        assert_eq!((layout.decode(id).ticks(), node_of(id)), (0, 1));
+    }
+}

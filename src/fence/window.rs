@@ -76,3 +76,26 @@ impl Window {
         self.high.load(Ordering::Relaxed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Window;
+
+    /// Open until the clock reads the deadline (not at it); both ends of the range admitted,
+    /// nothing outside it; closed before the first `open` and after `close`.
+    #[test]
+    fn a_window_admits_exactly_its_range_until_its_deadline() {
+        let w = Window::closed();
+        assert!(!w.is_open(0), "closed until the first renewal");
+        w.open(10, 20, 100);
+        assert!(w.is_open(0) && w.is_open(99));
+        assert!(
+            !w.is_open(100) && !w.is_open(u64::MAX),
+            "the deadline is exclusive"
+        );
+        assert!(!w.admits(9) && w.admits(10) && w.admits(15) && w.admits(20) && !w.admits(21));
+        assert_eq!((w.low(), w.high()), (10, 20));
+        w.close();
+        assert!(!w.is_open(0));
+    }
+}

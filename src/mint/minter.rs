@@ -428,8 +428,199 @@ impl Packing {
 
 #[cfg(test)]
 mod tests {
-    use super::Packing;
+    use core::cell::Cell;
+    use std::time::Duration;
+
+    use super::{Minter, Packing, REFRESH_EVERY_BITS};
+    use crate::clock::{Clock, ManualClock};
+    use crate::error::{LayoutError, MintError};
     use crate::layout::{Layout, Order};
+    use crate::mint::rollback::Rollback;
+    use crate::mint::tick_cache::TickCache;
+    use crate::sync::AtomicU64;
+
+    /// 2023-11-14T22:13:20Z: past every built-in epoch.
+    const NOW_MS: u64 = 1_700_000_000_000;
+
+    fn minter<C: Clock>(layout: Layout, rollback: Rollback, clock: C) -> Minter<C> {
+        Minter::new(layout, 0, None, rollback, clock)
+    }
+
+    /// After one ID through the general path, the rest of the tick comes from the cached
+    /// window (the lease and thread-local hot path): each the general path's next state,
+    /// packed with the owner's node, in both field orders (the sequence at bit 0, or above
+    /// the node).
+    #[test]
+    fn one_refill_caches_the_rest_of_the_tick() {
+        for order in [Order::TimeNodeSequence, Order::TimeSequenceNode] {
+            let layout = Layout::builder()
+                .order(order)
+                .validate()
+                .expect("a valid layout");
+            let m = minter(layout, Rollback::Wait, ManualClock::at_unix_millis(NOW_MS));
+            let (cell, cache) = (Cell::new(0), TickCache::new());
+            let node = layout.node_in_place(5);
+            assert_eq!(
+                m.take_one_from_cache(&cell, &cache),
+                None,
+                "empty: serves nothing"
+            );
+            let mut noted = Vec::new();
+            let first = m
+                .take_one_cached(&cell, &cache, node, Duration::ZERO, |s| noted.push(s))
+                .expect("a fresh state mints");
+            assert_eq!(noted, [cell.get()], "the general path reports its state");
+            assert_eq!(first, m.id_of(cell.get(), node));
+            let tick = layout.decode(first).ticks();
+            for k in 1..=20 {
+                let id = m
+                    .take_one_from_cache(&cell, &cache)
+                    .expect("the tick's window was cached");
+                assert_eq!(id, m.id_of(cell.get(), node).to_u64(), "{order:?}");
+                let d = layout.decode(crate::id::Id::from_u64(id));
+                assert_eq!(
+                    (d.ticks(), d.node(), d.sequence()),
+                    (tick, 5, k),
+                    "{order:?}"
+                );
+            }
+        }
+    }
+
+    /// The shared generator's fast rule serves the state's own tick once the state is in
+    /// the clock's tick, and nothing before.
+    #[test]
+    fn the_own_tick_rule_serves_the_state_s_tick() {
+        let m = minter(
+            Layout::TWITTER,
+            Rollback::Wait,
+            ManualClock::at_unix_millis(NOW_MS),
+        );
+        let cell = AtomicU64::new(0);
+        assert_eq!(
+            m.take_one_in_tick(&cell),
+            None,
+            "state 0 is not in the clock's tick"
+        );
+        let (first, _) = m.take(&cell, 1, Duration::ZERO).expect("mints");
+        for k in 1..=20 {
+            assert_eq!(m.take_one_in_tick(&cell), Some(first + k));
+        }
+        assert_eq!(crate::mint::cell::StateCell::get(&cell), first + 20);
+    }
+
+    /// A clock whose cheap reading is stuck at `cheap` while the exact one reads `exact`:
+    /// a ticker that stopped.
+    struct Stuck {
+        cheap: u64,
+        exact: u64,
+    }
+
+    impl Clock for Stuck {
+        fn now_unix_nanos(&self) -> u64 {
+            self.exact
+        }
+        fn recent_unix_nanos(&self) -> u64 {
+            self.cheap
+        }
+    }
+
+    /// Every path stamps IDs with the cheap reading while no exact one is due, and takes an
+    /// exact reading for every 1,024th state: a stuck cheap reading holds a busy
+    /// generator's time back for exactly 1,024 IDs, then never again.
+    #[test]
+    fn a_stuck_cheap_reading_is_refreshed_every_1024_states() {
+        let layout = Layout::TWITTER;
+        let stale_tick = layout.tick_of_unix_nanos(NOW_MS * 1_000_000).unwrap();
+        let clock = || Stuck {
+            cheap: NOW_MS * 1_000_000,
+            exact: (NOW_MS + 5) * 1_000_000,
+        };
+        let per_refresh = 1_usize << REFRESH_EVERY_BITS;
+        let check = |path: &str, states: Vec<u64>| {
+            let ticks: Vec<u64> = states.iter().map(|s| s >> layout.sequence_bits()).collect();
+            let stale = ticks.iter().take_while(|&&t| t == stale_tick).count();
+            assert_eq!(
+                stale, per_refresh,
+                "{path}: IDs stamped by the stuck reading"
+            );
+            assert!(
+                ticks[stale..].iter().all(|&t| t == stale_tick + 5),
+                "{path}: after the exact reading, its tick"
+            );
+        };
+        for rollback in [Rollback::Wait, Rollback::Continue] {
+            let m = minter(layout, rollback, clock());
+            let shared = AtomicU64::new(0);
+            let general = (0..per_refresh + 100)
+                .map(|_| m.take(&shared, 1, Duration::ZERO).unwrap().0)
+                .collect();
+            check("general", general);
+
+            let shared = AtomicU64::new(0);
+            let own = (0..per_refresh + 100)
+                .map(|_| {
+                    m.take_one_in_tick(&shared)
+                        .unwrap_or_else(|| m.take(&shared, 1, Duration::ZERO).unwrap().0)
+                })
+                .collect();
+            check("own tick", own);
+
+            let (cell, cache) = (Cell::new(0), TickCache::new());
+            let cached = (0..per_refresh + 100)
+                .map(|_| {
+                    m.take_one_cached(&cell, &cache, 0, Duration::ZERO, |_| {})
+                        .unwrap();
+                    cell.get()
+                })
+                .collect();
+            check("cached", cached);
+        }
+    }
+
+    /// A refusal says how long until the call could succeed: the rest of the tick for a used
+    /// up sequence, and the way back to the last issued tick for a clock stepped back.
+    #[test]
+    fn refusals_say_how_long_to_wait() {
+        let clock = ManualClock::at_unix_nanos(NOW_MS * 1_000_000 + 300_000);
+        let m = minter(Layout::TWITTER, Rollback::Wait, clock.clone());
+        let cell = AtomicU64::new(0);
+        let (first, last) = m.try_take(&cell, 1 << 12).unwrap();
+        assert_eq!(last - first + 1, 1 << 12, "the whole tick");
+        assert_eq!(
+            m.try_take(&cell, 1).unwrap_err(),
+            MintError::Exhausted {
+                retry_after: Duration::from_micros(700)
+            }
+        );
+        clock.rewind(Duration::from_secs(1));
+        assert_eq!(
+            m.try_take(&cell, 1).unwrap_err(),
+            MintError::ClockBehind {
+                behind: Duration::from_secs(1) + Duration::from_micros(700)
+            }
+        );
+    }
+
+    /// A clock before the epoch is refused with the reading and the epoch, in milliseconds.
+    #[test]
+    fn a_reading_before_the_epoch_names_both_times() {
+        let layout = Layout::TWITTER;
+        let before = layout.epoch_unix_millis() - 1_234;
+        let m = minter(
+            layout,
+            Rollback::Wait,
+            ManualClock::at_unix_nanos(before * 1_000_000 + 999_999),
+        );
+        let err = m.try_take(&AtomicU64::new(0), 1).unwrap_err();
+        assert_eq!(
+            err,
+            MintError::Layout(LayoutError::TimeBeforeEpoch {
+                unix_millis: before as i64,
+                epoch_unix_millis: layout.epoch_unix_millis(),
+            })
+        );
+    }
 
     #[test]
     fn packing_gives_what_the_layout_gives() {
@@ -446,6 +637,13 @@ mod tests {
                     .expect("a valid layout");
                 let p = Packing::of(&layout);
                 usual += u32::from(p.usual);
+                // The precomputed packing is taken wherever it applies: the sequence at bit 0
+                // and the time right above the node.
+                assert_eq!(
+                    p.usual,
+                    order == Order::TimeNodeSequence || n == 0,
+                    "{layout:?}"
+                );
                 for node in [0, layout.max_node() / 2, layout.max_node()] {
                     let nip = layout.node_in_place(node);
                     for ticks in [0, 1, 12_345, layout.max_ticks()] {

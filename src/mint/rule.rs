@@ -254,7 +254,7 @@ impl OwnTick {
 
 #[cfg(test)]
 mod tests {
-    use super::{step, tick_end, OwnTick, Rules, Step, TickWindow};
+    use super::{last_of_tick, step, tick_end, tolerance_ticks, OwnTick, Rules, Step, TickWindow};
 
     const S: u8 = 2; // 4 IDs per tick keeps exhaustion easy to reach.
 
@@ -285,6 +285,29 @@ mod tests {
 
     fn wait(until_tick: u64, behind: bool) -> Step {
         Step::Wait { until_tick, behind }
+    }
+
+    #[test]
+    fn the_tolerance_is_two_milliseconds_in_ticks_rounded_up() {
+        assert_eq!(tolerance_ticks(1_000_000), 2, "1 ms ticks");
+        assert_eq!(tolerance_ticks(1), 2_000_000, "1 ns ticks");
+        assert_eq!(tolerance_ticks(3_000_000), 1, "a part of a tick is a tick");
+        assert_eq!(tolerance_ticks(10_000_000), 1, "Sonyflake's 10 ms ticks");
+        assert_eq!(tolerance_ticks(0), 2_000_000, "no division by zero");
+    }
+
+    #[test]
+    fn the_last_state_of_a_tick() {
+        assert_eq!(last_of_tick(st(9, 0), S), st(9, 3));
+        assert_eq!(last_of_tick(st(9, 3), S), st(9, 3));
+        assert_eq!(last_of_tick(0, 0), 0, "one state per tick");
+        assert_eq!(
+            last_of_tick(u64::MAX - 2, S),
+            u64::MAX,
+            "the last tick of 2^64 states"
+        );
+        assert_eq!(tick_end(st(9, 2), S), Some(st(10, 0)));
+        assert_eq!(tick_end(u64::MAX - 2, S), None);
     }
 
     #[test]

@@ -37,3 +37,45 @@ impl Waiter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::{Waiter, SLEEP_ABOVE, SLEEP_MARGIN, SPIN_ROUNDS};
+
+    /// Short waits spin in doubling rounds, then yield: the round count climbs to
+    /// `SPIN_ROUNDS` and stays there (a waiter that never reached the yield phase, or went
+    /// past it, would spin without bound or wrap).
+    #[test]
+    fn short_waits_spin_a_bounded_number_of_rounds_then_yield() {
+        let mut w = Waiter::new();
+        for round in 0..SPIN_ROUNDS {
+            assert_eq!(w.round, round);
+            w.wait(Duration::from_micros(10));
+        }
+        for _ in 0..3 {
+            w.wait(Duration::ZERO);
+            assert_eq!(
+                w.round, SPIN_ROUNDS,
+                "past the spin rounds a waiter only yields"
+            );
+        }
+        // Exactly the sleep threshold is still a spin round, not a sleep.
+        let mut fresh = Waiter::new();
+        fresh.wait(SLEEP_ABOVE);
+        assert_eq!(fresh.round, 1);
+    }
+
+    /// A long wait sleeps for all but the margin. Only the lower bound is asserted: a loaded
+    /// machine makes a sleep longer, never shorter.
+    #[test]
+    fn long_waits_sleep_all_but_the_margin() {
+        let mut w = Waiter::new();
+        let remaining = SLEEP_ABOVE + Duration::from_millis(3);
+        let start = Instant::now();
+        w.wait(remaining);
+        assert!(start.elapsed() >= remaining - SLEEP_MARGIN);
+        assert_eq!(w.round, 0, "a sleep is not a spin round");
+    }
+}

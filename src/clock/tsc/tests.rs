@@ -477,3 +477,16 @@ fn a_generator_on_the_clock_never_issues_backwards_across_steps() {
         }
     }
 }
+
+/// `Debug` shows the settings and a reading, never an empty string.
+#[test]
+#[cfg_attr(miri, ignore = "calibrates the real TSC (inline assembly)")]
+fn debug_shows_the_settings() {
+    let clock = TscClock::builder().ticker(None).build().unwrap();
+    let text = format!("{clock:?}");
+    assert!(text.starts_with("TscClock {"), "{text}");
+    assert!(
+        text.contains("ticker: None") && text.contains("reanchor_every: "),
+        "{text}"
+    );
+}

@@ -1,0 +1,197 @@
+//! `snowmint serve`: an HTTP ID service (axum on tokio) over a sharded generator, its host
+//! number fixed or leased from Redis.
+//!
+//! One concept per module: [`args`] the flags, [`source`] minting from tasks, [`routes`] the
+//! endpoints, [`body`] the ID bodies, [`query`] the `/ids` query, [`problem`] error answers,
+//! [`metrics`] the Prometheus side, [`shutdown`] the stop signals.
+
+mod args;
+mod body;
+mod metrics;
+mod problem;
+mod query;
+mod routes;
+mod shutdown;
+mod source;
+
+pub use self::args::Args;
+
+use std::future::IntoFuture;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+
+use snowmint::redis::{LeaseError, RedisLease};
+use snowmint::{ShardError, ShardedGenerator};
+
+use self::metrics::HttpMetrics;
+use self::shutdown::Signals;
+use self::source::{with_cause, Minter};
+use crate::error::CliError;
+
+/// What every request handler shares.
+pub struct App {
+    minter: Minter,
+    max_batch: u64,
+    layout_name: &'static str,
+    shard_bits: u8,
+    metrics: HttpMetrics,
+}
+
+/// After the grace period, how long the runtime gives tasks still running to stop.
+const RUNTIME_STOP: Duration = Duration::from_secs(1);
+
+/// A line on standard error (never a panic if it is closed).
+fn say(line: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr().lock(), "snowmint serve: {line}");
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let layout = args.layout.layout;
+    let workers = args
+        .workers
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let shard_bits = args
+        .shard_bits
+        .unwrap_or_else(|| args::default_shard_bits(workers, layout.node_bits()));
+    let builder = ShardedGenerator::builder(layout)
+        .shard_bits(shard_bits)
+        .max_wait(args.max_wait);
+    let minter = match &args.lease.lease {
+        None => {
+            let host = args.node.resolve(&layout)?;
+            let gen = builder.host(host).build().map_err(|e| shard_error(&e))?;
+            Minter::Fixed(gen)
+        }
+        Some(url) => {
+            let mut lease = RedisLease::new(url)
+                .map_err(|e| CliError::input(format_args!("--lease: {}", with_cause(&e))))?
+                .namespace(&args.lease.namespace)
+                .ttl(args.lease.ttl)
+                .max_wait(args.lease.lease_wait);
+            if let Some(nodes) = &args.lease.nodes {
+                lease = lease.nodes(nodes.clone());
+            }
+            if let Some(margin) = args.lease.margin {
+                lease = lease.margin(margin);
+            }
+            let gen = lease.acquire(builder).map_err(|e| lease_error(&e))?;
+            Minter::Leased {
+                gen,
+                namespace: args.lease.namespace.clone(),
+            }
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .thread_name("snowmint-worker")
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::system(format_args!("starting the async runtime: {e}")))?;
+    let metrics = HttpMetrics::install().map_err(CliError::system)?;
+    let app = Arc::new(App {
+        minter,
+        max_batch: args.max_batch,
+        layout_name: args.layout.name,
+        shard_bits,
+        metrics,
+    });
+    let served = runtime.block_on(serve(Arc::clone(&app), &args, workers));
+    // Tasks still running after the grace period are dropped with the runtime; then ours is
+    // the last reference and dropping it releases the lease, writing its mark.
+    runtime.shutdown_timeout(RUNTIME_STOP);
+    let released = match &app.minter {
+        Minter::Leased { gen, namespace } => Some((gen.node(), namespace.clone())),
+        Minter::Fixed(_) => None,
+    };
+    match Arc::try_unwrap(app) {
+        Ok(app) => drop(app),
+        Err(_) => say(format_args!(
+            "a request outlived the runtime; the lease expires by its TTL"
+        )),
+    }
+    if let Some((host, namespace)) = released {
+        say(format_args!(
+            "released host {host} in namespace {namespace:?}"
+        ));
+    }
+    served
+}
+
+/// Binds, serves until a stop signal, and drains for at most the grace period.
+async fn serve(app: Arc<App>, args: &Args, workers: usize) -> Result<(), CliError> {
+    let signals = Signals::register()
+        .map_err(|e| CliError::system(format_args!("registering SIGTERM/SIGINT handlers: {e}")))?;
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .map_err(|e| CliError::system(format_args!("--listen {}: {e}", args.listen)))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| CliError::system(format_args!("--listen {}: {e}", args.listen)))?;
+    let upkeep = tokio::spawn({
+        let app = Arc::clone(&app);
+        async move {
+            let mut every = tokio::time::interval(metrics::UPKEEP_EVERY);
+            loop {
+                every.tick().await;
+                app.metrics.upkeep();
+            }
+        }
+    });
+    let source = match app.minter.namespace() {
+        Some(ns) => format!(
+            "leased from {} in namespace {ns:?}",
+            args.lease.lease.as_deref().unwrap_or("")
+        ),
+        None => "fixed".to_owned(),
+    };
+    say(format_args!(
+        "listening on http://{addr} (layout {}, host {} {source}, {} shard bits, {workers} workers, --max-batch {})",
+        app.layout_name,
+        app.minter.host(),
+        app.shard_bits,
+        app.max_batch,
+    ));
+    let (stopping, mut stop) = tokio::sync::watch::channel(false);
+    let server = axum::serve(listener, routes::router(Arc::clone(&app))).with_graceful_shutdown(
+        async move {
+            let name = signals.recv().await;
+            say(format_args!(
+                "{name}: no new connections; finishing requests in flight"
+            ));
+            let _ = stopping.send(true);
+        },
+    );
+    let grace = args.grace;
+    let result = tokio::select! {
+        result = server.into_future() => result.map_err(|e| CliError::system(format_args!("serving: {e}"))),
+        () = async {
+            let _ = stop.wait_for(|&s| s).await;
+            tokio::time::sleep(grace).await;
+        } => {
+            say(format_args!("requests still in flight after --grace {}: closing them", humantime::format_duration(grace)));
+            Ok(())
+        }
+    };
+    upkeep.abort();
+    result
+}
+
+fn shard_error(e: &ShardError) -> CliError {
+    match e {
+        ShardError::HostOutOfRange { .. } => CliError::input(format_args!(
+            "{e}; with fewer --shard-bits (or --workers) more host numbers are left"
+        )),
+        _ => CliError::input(e),
+    }
+}
+
+fn lease_error(e: &LeaseError) -> CliError {
+    let text = format!("--lease: {}", with_cause(e));
+    match e {
+        LeaseError::Timing { .. } | LeaseError::NodeRange { .. } | LeaseError::Build(_) => {
+            CliError::input(text)
+        }
+        _ => CliError::system(text),
+    }
+}

@@ -141,6 +141,11 @@ impl<C: Clock> Minter<C> {
                     left -= (batch.len() as u64).min(left);
                     budget = WaitBudget::new(budget.max);
                     each(batch);
+                    if left > 0 {
+                        // A tick's worth at a time, then let the worker serve others: when
+                        // formatting outlasts the tick, no wait would ever give it back.
+                        tokio::task::yield_now().await;
+                    }
                 }
                 Attempt::Refused(refusal) => return Err(refusal),
                 Attempt::Wait(wait, why) => budget.sleep(wait, why).await?,

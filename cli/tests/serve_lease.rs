@@ -1,0 +1,147 @@
+//! `snowmint serve --lease` against a real `redis-server` (started on a free loopback port by
+//! `tests/common/redis.rs`; `SNOWMINT_REQUIRE_REDIS=1` makes a missing one a failure): two
+//! services get different hosts and hand out no common ID; a dead Redis fences the service
+//! (503 with Retry-After, `/healthz` failing) until it returns; a stop releases the lease
+//! and leaves its mark.
+
+#[path = "../../tests/common/redis.rs"]
+mod redis_server;
+mod serve_support;
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use redis_server::RedisServer;
+use serve_support::{metric, poll, Server};
+use snowmint::{Id, Layout};
+
+/// How long a state change driven by the lease's TTL (1 s here) may take to show: many
+/// TTLs, for a loaded machine; it bounds a failure only.
+const LEASE_LIMIT: Duration = Duration::from_secs(30);
+
+fn lease_args<'a>(url: &'a str, namespace: &'a str) -> Vec<&'a str> {
+    vec![
+        "--workers",
+        "2",
+        "--lease",
+        url,
+        "--namespace",
+        namespace,
+        "--ttl",
+        "1s",
+        "--max-batch",
+        "10000",
+    ]
+}
+
+fn host_of(server: &Server) -> u64 {
+    let h = server.get("/healthz").json();
+    assert_eq!(h["source"], "lease");
+    h["host"].as_u64().expect("host")
+}
+
+#[test]
+fn two_services_on_one_redis_get_different_hosts_and_share_no_id_in_a_million() {
+    let Some(redis) = RedisServer::start("serve-two") else {
+        return;
+    };
+    let url = redis.url();
+    let mut a = Server::start(&lease_args(&url, "orders"));
+    let mut b = Server::start(&lease_args(&url, "orders"));
+    let (host_a, host_b) = (host_of(&a), host_of(&b));
+    assert_ne!(host_a, host_b, "one namespace, two holders, two hosts");
+
+    let mut seen = HashSet::with_capacity(1_000_000);
+    let mut latest_ms = [0_u64; 2];
+    for round in 0..100 {
+        let (server, host, side) = if round % 2 == 0 {
+            (&a, host_a, 0)
+        } else {
+            (&b, host_b, 1)
+        };
+        let reply = server.get("/ids?n=10000");
+        assert_eq!(reply.status, 200, "{}", reply.text());
+        for line in reply.text().lines() {
+            let id: u64 = line.parse().expect("decimal");
+            let d = Layout::TWITTER.decode(Id::from_u64(id));
+            assert_eq!(d.node() >> 2, host, "each service mints under its own host");
+            latest_ms[side] = latest_ms[side].max(d.unix_millis());
+            assert!(seen.insert(id), "ID {id} handed out twice");
+        }
+    }
+    assert_eq!(seen.len(), 1_000_000);
+
+    for (server, host, side) in [(&mut a, host_a, 0), (&mut b, host_b, 1)] {
+        let status = server.stop();
+        assert!(status.success(), "{status:?}: {}", server.stderr());
+        assert!(
+            server
+                .stderr()
+                .contains(&format!("released host {host} in namespace \"orders\"")),
+            "{}",
+            server.stderr()
+        );
+        // Released: the key is gone, so the next service takes the host at once...
+        let key = format!("snowmint:orders:node:{host}");
+        assert_eq!(redis.command(&["EXISTS", &key]), ":0");
+        // ...and the mark it left covers every ID it handed out.
+        let mark: u64 = redis
+            .command(&["HGET", &format!("{key}:last"), "ms"])
+            .parse()
+            .expect("a mark in Unix ms");
+        assert!(
+            mark >= latest_ms[side],
+            "mark {mark} < last ID's {}",
+            latest_ms[side]
+        );
+    }
+}
+
+#[test]
+fn a_dead_redis_fences_the_service_until_it_returns() {
+    let Some(mut redis) = RedisServer::start("serve-fence") else {
+        return;
+    };
+    let url = redis.url();
+    let mut server = Server::start(&lease_args(&url, "fence"));
+    let host = host_of(&server);
+    assert_eq!(server.get("/id").status, 200);
+
+    redis.kill();
+    // The lease cannot be renewed: within its TTL (1 s) the service stops minting.
+    poll(LEASE_LIMIT, "/healthz to fail", || {
+        (server.get("/healthz").status == 503).then_some(())
+    });
+    let health = server.get("/healthz").json();
+    assert_eq!(health["status"], "fenced");
+    let refused = server.get("/id");
+    assert_eq!(refused.status, 503, "{}", refused.text());
+    assert_eq!(refused.error_code(), "unavailable");
+    let retry: u64 = refused
+        .header("retry-after")
+        .expect("Retry-After")
+        .parse()
+        .expect("whole seconds");
+    assert!(retry >= 1);
+    assert!(refused.json()["message"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("node {host} is fenced")));
+    assert_eq!(server.get("/ids?n=10").status, 503);
+    let m = server.get("/metrics").text();
+    assert_eq!(metric(&m, "snowmint_serve_minting"), Some(0.0), "{m}");
+    assert!(
+        metric(&m, r#"snowmint_fence_renewals_total{outcome="failed"}"#).is_some_and(|n| n >= 1.0),
+        "the library's own metrics are exported: {m}"
+    );
+
+    // Redis is back (empty: it had no persistence); the service takes its host back.
+    redis.restart();
+    poll(LEASE_LIMIT, "/healthz to pass again", || {
+        (server.get("/healthz").status == 200).then_some(())
+    });
+    assert_eq!(host_of(&server), host);
+    let again = server.get("/id");
+    assert_eq!(again.status, 200, "{}", again.text());
+    assert!(server.stop().success(), "{}", server.stderr());
+}

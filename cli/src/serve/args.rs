@@ -25,8 +25,8 @@ pub const MAX_BATCH_LIMIT: u64 = 1_000_000;
 /// lease is released with its mark, exit status 0.
 #[derive(Debug, clap::Args)]
 #[command(mut_arg("node", |a| a.help(
-    "The host number: the node bits above the shard bits (0 to 255 for twitter with the \
-     default 2 shard bits) [default: 0]"
+    "The host number: the node bits above the shard bits (0 to 255 for twitter with 2 shard \
+     bits) [default: 0]"
 )))]
 pub struct Args {
     /// The address and port to listen on (port 0: a free port, printed at start)
@@ -55,6 +55,12 @@ pub struct Args {
     /// worker a shard of its own, plus the shared overflow shard]
     #[arg(long, value_name = "BITS", value_parser = value::text(shard_bits))]
     pub shard_bits: Option<u8>,
+
+    /// Future ticks each shard may borrow when its tick is used up, so that a burst does
+    /// not wait out tokio's 1 ms timer at every tick: IDs are then stamped at most this many
+    /// ticks ahead of the clock. The rate over time stays the layout's cap per shard
+    #[arg(long, value_name = "TICKS", default_value = "2", value_parser = value::text(lead_ticks))]
+    pub lead_ticks: u64,
 
     /// The longest a request waits for IDs when its shard's tick is used up or the clock
     /// stepped back; past it the request gets 503
@@ -148,6 +154,18 @@ fn shard_bits(text: &str) -> Result<u8, String> {
         .ok_or_else(|| {
             format!(
                 "{} is not a number of shard bits: allowed 1 to 16 (and at most the layout's node bits)",
+                quoted(text)
+            )
+        })
+}
+
+fn lead_ticks(text: &str) -> Result<u64, String> {
+    value::number(text)
+        .ok()
+        .filter(|n| *n <= 1_000)
+        .ok_or_else(|| {
+            format!(
+                "{} is not a number of ticks: allowed 0 to 1000",
                 quoted(text)
             )
         })

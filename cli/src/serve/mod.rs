@@ -21,6 +21,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::serve::ListenerExt;
 use snowmint::redis::{LeaseError, RedisLease};
 use snowmint::{ShardError, ShardedGenerator};
 
@@ -56,6 +57,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .unwrap_or_else(|| args::default_shard_bits(workers, layout.node_bits()));
     let builder = ShardedGenerator::builder(layout)
         .shard_bits(shard_bits)
+        .lead_ticks(args.lead_ticks)
         .max_wait(args.max_wait);
     let minter = match &args.lease.lease {
         None => {
@@ -153,6 +155,10 @@ async fn serve(app: Arc<App>, args: &Args, workers: usize) -> Result<(), CliErro
         app.max_batch,
     ));
     let (stopping, mut stop) = tokio::sync::watch::channel(false);
+    // Responses go out at once, not held back by Nagle's algorithm for a following write.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let server = axum::serve(listener, routes::router(Arc::clone(&app))).with_graceful_shutdown(
         async move {
             let name = signals.recv().await;

@@ -194,6 +194,10 @@ fn bad_settings_are_refused_at_start_with_exit_status_2_or_1() {
         err.contains("host 256 is out of range: allowed 0 to 255"),
         "{err}"
     );
+    let err = Server::try_start(&["--layout", "mastodon"])
+        .err()
+        .expect("refused");
+    assert!(err.contains("layout mastodon has no node bits"), "{err}");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_snowmint"))
         .args(["serve", "--namespace", "x"])
         .output()

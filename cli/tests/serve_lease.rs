@@ -51,6 +51,15 @@ fn two_services_on_one_redis_get_different_hosts_and_share_no_id_in_a_million() 
     let (host_a, host_b) = (host_of(&a), host_of(&b));
     assert_ne!(host_a, host_b, "one namespace, two holders, two hosts");
 
+    // The library's lease metrics reach /metrics: the recorder is installed before the
+    // lease is taken.
+    let m = a.get("/metrics").text();
+    assert_eq!(
+        metric(&m, r#"snowmint_lease_node{namespace="orders"}"#),
+        Some(host_a as f64),
+        "{m}"
+    );
+
     let mut seen = HashSet::with_capacity(1_000_000);
     let mut latest_ms = [0_u64; 2];
     for round in 0..100 {

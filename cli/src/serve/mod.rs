@@ -55,6 +55,14 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let shard_bits = args
         .shard_bits
         .unwrap_or_else(|| args::default_shard_bits(workers, layout.node_bits()));
+    if layout.node_bits() == 0 {
+        return Err(CliError::input(format_args!(
+            "layout {} has no node bits: the service needs at least 1 for its shards (one per worker)",
+            args.layout
+        )));
+    }
+    // First, so that the lease's own metrics (the node it took) are recorded.
+    let metrics = HttpMetrics::install().map_err(CliError::system)?;
     let builder = ShardedGenerator::builder(layout)
         .shard_bits(shard_bits)
         .lead_ticks(args.lead_ticks)
@@ -90,7 +98,6 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .enable_all()
         .build()
         .map_err(|e| CliError::system(format_args!("starting the async runtime: {e}")))?;
-    let metrics = HttpMetrics::install().map_err(CliError::system)?;
     let app = Arc::new(App {
         minter,
         max_batch: args.max_batch,

@@ -114,15 +114,17 @@ pub fn run(args: Args) -> Result<(), CliError> {
         Minter::Fixed(_) => None,
     };
     match Arc::try_unwrap(app) {
-        Ok(app) => drop(app),
+        Ok(app) => {
+            drop(app);
+            if let Some((host, namespace)) = released {
+                say(format_args!(
+                    "released host {host} in namespace {namespace:?}"
+                ));
+            }
+        }
         Err(_) => say(format_args!(
-            "a request outlived the runtime; the lease expires by its TTL"
+            "a request outlived the runtime: the lease is not released and lapses after its TTL"
         )),
-    }
-    if let Some((host, namespace)) = released {
-        say(format_args!(
-            "released host {host} in namespace {namespace:?}"
-        ));
     }
     served
 }

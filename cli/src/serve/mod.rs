@@ -51,7 +51,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let layout = args.layout.layout;
     let workers = args
         .workers
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        .unwrap_or_else(|| 2 * std::thread::available_parallelism().map_or(1, |n| n.get()));
     let shard_bits = args
         .shard_bits
         .unwrap_or_else(|| args::default_shard_bits(workers, layout.node_bits()));

@@ -2,8 +2,11 @@
 //! percentiles for `GET /id`, and IDs per second for `GET /ids?n=1000`.
 //!
 //! Starts the release binary (`CARGO_BIN_EXE_snowmint`) on a free port, then drives it from
-//! a tokio client with many keep-alive HTTP/1.1 connections (hyper), each sending its next
-//! request as soon as the last answer arrived (closed loop). Every phase is bounded in time
+//! a tokio client with many keep-alive HTTP/1.1 connections, each sending its next request as
+//! soon as the last answer arrived (closed loop). Two clients: `hyper` (hyper's HTTP/1.1
+//! client connection) and `raw` (a minimal one over `TcpStream`: the request's bytes, then
+//! the answer read up to its `content-length`), which leaves more of the shared cores to the
+//! server. Every phase is bounded in time
 //! and in count, and the server is stopped by SIGTERM at the end (its exit status checked).
 //!
 //! ```text
@@ -14,7 +17,8 @@
 //! `SERVE_LOAD_CONNECTIONS` (default 32), `SERVE_LOAD_CLIENT_THREADS` (default 1),
 //! `SERVE_LOAD_SERVER_ARGS` (more `snowmint serve` flags, split at spaces, e.g.
 //! `--workers 4 --lead-ticks 0`),
-//! `SERVE_LOAD_BATCH` (n of the `/ids` phase, default 1000).
+//! `SERVE_LOAD_BATCH` (n of the `/ids` phase, default 1000), `SERVE_LOAD_CLIENT` (`hyper`,
+//! the default, or `raw`).
 //! Client and server share the machine's cores: record the load (`uptime`) beside the
 //! figures, as benches/README.md does.
 
@@ -99,9 +103,86 @@ struct Tally {
     latencies_ns: Vec<u64>,
 }
 
-/// Sends `path` over one keep-alive connection until `stop`, counting IDs (lines) and, once
-/// `measuring`, timing every request.
+/// Which HTTP client drives the load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Client {
+    Hyper,
+    Raw,
+}
+
+/// One connection's loop with the chosen client.
 async fn drive(
+    client: Client,
+    port: u16,
+    path: &'static str,
+    measuring: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    budget: u64,
+) -> Tally {
+    match client {
+        Client::Hyper => drive_hyper(port, path, measuring, stop, budget).await,
+        Client::Raw => drive_raw(port, path, measuring, stop, budget).await,
+    }
+}
+
+/// As [`drive_hyper`], with the request written by hand and the answer read up to its
+/// `content-length` (the server always sends one).
+async fn drive_raw(
+    port: u16,
+    path: &'static str,
+    measuring: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    budget: u64,
+) -> Tally {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    stream.set_nodelay(true).expect("nodelay");
+    let request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").into_bytes();
+    let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
+    let mut tally = Tally::default();
+    // Relaxed: flags only end or start the loop; no data is published through them.
+    while !stop.load(Ordering::Relaxed) && tally.requests < budget {
+        let start = Instant::now();
+        stream.write_all(&request).await.expect("send");
+        buf.clear();
+        let (head_end, body_len) = loop {
+            if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = std::str::from_utf8(&buf[..end]).expect("ASCII head");
+                assert!(head.starts_with("HTTP/1.1 200"), "{path}: {head}");
+                let len = head
+                    .split("\r\n")
+                    .filter_map(|l| l.split_once(':'))
+                    .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
+                    .and_then(|(_, v)| v.trim().parse::<usize>().ok())
+                    .expect("content-length");
+                break (end + 4, len);
+            }
+            let mut chunk = [0_u8; 16 * 1024];
+            let n = stream.read(&mut chunk).await.expect("read");
+            assert!(n > 0, "the server closed the connection");
+            buf.extend_from_slice(&chunk[..n]);
+        };
+        while buf.len() < head_end + body_len {
+            let mut chunk = vec![0_u8; head_end + body_len - buf.len()];
+            let n = stream.read(&mut chunk).await.expect("read");
+            assert!(n > 0, "the server closed the connection");
+            buf.extend_from_slice(&chunk[..n]);
+        }
+        let took = start.elapsed();
+        if measuring.load(Ordering::Relaxed) {
+            tally.requests += 1;
+            tally.ids += buf[head_end..].iter().filter(|&&b| b == b'\n').count() as u64;
+            tally.latencies_ns.push(took.as_nanos() as u64);
+        }
+    }
+    tally
+}
+
+/// Sends `path` over one keep-alive hyper connection until `stop`, counting IDs (lines) and,
+/// once `measuring`, timing every request.
+async fn drive_hyper(
     port: u16,
     path: &'static str,
     measuring: Arc<AtomicBool>,
@@ -152,14 +233,23 @@ struct Figures {
     max_us: f64,
 }
 
-fn phase(rt: &tokio::runtime::Runtime, port: u16, path: &'static str) -> Figures {
+fn phase(rt: &tokio::runtime::Runtime, client: Client, port: u16, path: &'static str) -> Figures {
     let connections: usize = env_or("SERVE_LOAD_CONNECTIONS", 32);
     let seconds: f64 = env_or("SERVE_LOAD_SECONDS", 5.0);
     let measuring = Arc::new(AtomicBool::new(false));
     let stop = Arc::new(AtomicBool::new(false));
     let budget = MAX_REQUESTS / connections as u64;
     let tasks: Vec<_> = (0..connections)
-        .map(|_| rt.spawn(drive(port, path, measuring.clone(), stop.clone(), budget)))
+        .map(|_| {
+            rt.spawn(drive(
+                client,
+                port,
+                path,
+                measuring.clone(),
+                stop.clone(),
+                budget,
+            ))
+        })
         .collect();
     std::thread::sleep(WARMUP);
     measuring.store(true, Ordering::Relaxed);
@@ -208,11 +298,16 @@ fn main() {
         .build()
         .expect("client runtime");
     let connections: usize = env_or("SERVE_LOAD_CONNECTIONS", 32);
+    let client = match std::env::var("SERVE_LOAD_CLIENT").as_deref() {
+        Ok("raw") => Client::Raw,
+        Ok("hyper") | Err(_) => Client::Hyper,
+        Ok(other) => panic!("SERVE_LOAD_CLIENT={other:?}: expected hyper or raw"),
+    };
     println!(
-        "serve_load: {connections} keep-alive connections, {client_threads} client thread(s), server flags: {server_args:?}"
+        "serve_load: {client:?} client, {connections} keep-alive connections, {client_threads} client thread(s), server flags: {server_args:?}"
     );
 
-    let one = phase(&rt, server.port, "/id");
+    let one = phase(&rt, client, server.port, "/id");
     println!(
         "GET /id           {:>10.0} requests/s  p50 {:>7.1} us  p99 {:>7.1} us  p99.9 {:>7.1} us  max {:>8.1} us  ({} requests in {:.2} s)",
         one.requests as f64 / one.seconds,
@@ -226,7 +321,7 @@ fn main() {
     assert_eq!(one.ids, one.requests, "one ID per /id answer");
 
     let path: &'static str = Box::leak(format!("/ids?n={batch}").into_boxed_str());
-    let many = phase(&rt, server.port, path);
+    let many = phase(&rt, client, server.port, path);
     println!(
         "GET {path:<14}{:>10.0} requests/s  p50 {:>7.1} us  p99 {:>7.1} us  {:>12.0} IDs/s  ({} IDs in {:.2} s)",
         many.requests as f64 / many.seconds,

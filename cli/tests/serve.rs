@@ -231,11 +231,18 @@ fn bad_settings_are_refused_at_start_with_exit_status_2_or_1() {
 
 #[test]
 fn sigterm_finishes_the_request_in_flight_then_exits_0() {
-    let mut server = Server::start(&["--workers", "1", "--max-batch", "1000000"]);
+    // 10 sequence bits: one shard mints at most 1,024 IDs per millisecond, so a million IDs
+    // take at least 0.97 s (a bound of the layout, not of the machine): the request is
+    // still in flight when the poll below looks, however fast the machine.
+    let mut server = Server::start(&[
+        "--workers",
+        "1",
+        "--max-batch",
+        "1000000",
+        "--layout",
+        "node=12,seq=10",
+    ]);
     let port = server.port;
-    // A million IDs take at least 245 ms of minting: one shard mints 4,096 per millisecond
-    // (a bound of the layout, not of the machine), so the request is still in flight when
-    // the poll below sees it.
     let big = std::thread::spawn(move || serve_support::get(port, "/ids?n=1000000", &[]));
     poll(
         Duration::from_secs(60),

@@ -15,11 +15,12 @@ use redis_server::RedisServer;
 use serve_support::{metric, poll, Server};
 use snowmint::{Id, Layout};
 
-/// How long a state change driven by the lease's TTL (1 s here) may take to show: many
-/// TTLs, for a loaded machine; it bounds a failure only.
+/// How long a state change driven by the lease's TTL (1 s in the fence test) may take to
+/// show: many TTLs, for a loaded machine; it bounds a failure only.
 const LEASE_LIMIT: Duration = Duration::from_secs(30);
 
-fn lease_args<'a>(url: &'a str, namespace: &'a str) -> Vec<&'a str> {
+/// The flags of a leased service; `ttl` is the lease's TTL.
+fn lease_args<'a>(url: &'a str, namespace: &'a str, ttl: &'a str) -> Vec<&'a str> {
     vec![
         "--workers",
         "2",
@@ -28,7 +29,7 @@ fn lease_args<'a>(url: &'a str, namespace: &'a str) -> Vec<&'a str> {
         "--namespace",
         namespace,
         "--ttl",
-        "1s",
+        ttl,
         "--max-batch",
         "10000",
     ]
@@ -46,8 +47,10 @@ fn two_services_on_one_redis_get_different_hosts_and_share_no_id_in_a_million() 
         return;
     };
     let url = redis.url();
-    let mut a = Server::start(&lease_args(&url, "orders"));
-    let mut b = Server::start(&lease_args(&url, "orders"));
+    // A TTL of 3 s: renewals (every second, each allowed 300 ms) never lapse on a loaded
+    // machine, so every request of the million must be answered.
+    let mut a = Server::start(&lease_args(&url, "orders", "3s"));
+    let mut b = Server::start(&lease_args(&url, "orders", "3s"));
     let (host_a, host_b) = (host_of(&a), host_of(&b));
     assert_ne!(host_a, host_b, "one namespace, two holders, two hosts");
 
@@ -112,7 +115,8 @@ fn a_dead_redis_fences_the_service_until_it_returns() {
         return;
     };
     let url = redis.url();
-    let mut server = Server::start(&lease_args(&url, "fence"));
+    // A TTL of 1 s: the service fences itself within a second of losing Redis.
+    let mut server = Server::start(&lease_args(&url, "fence", "1s"));
     let host = host_of(&server);
     assert_eq!(server.get("/id").status, 200);
 

@@ -107,6 +107,10 @@ pub struct LeaseArgs {
     #[arg(long, value_name = "DURATION", requires = "lease", value_parser = value::text(duration))]
     pub margin: Option<Duration>,
 
+    /// The connect, read and write timeout of each Redis call [default: a tenth of the TTL]
+    #[arg(long, value_name = "DURATION", requires = "lease", value_parser = value::text(duration))]
+    pub redis_timeout: Option<Duration>,
+
     /// At start, the longest to wait for this clock to pass the mark the host number's last
     /// owner left; a clock further behind is an error
     #[arg(long, value_name = "DURATION", default_value = "10s", requires = "lease", value_parser = value::text(duration))]

@@ -85,6 +85,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
             if let Some(margin) = args.lease.margin {
                 lease = lease.margin(margin);
             }
+            if let Some(timeout) = args.lease.redis_timeout {
+                lease = lease.io_timeout(timeout);
+            }
             let gen = lease.acquire(builder).map_err(|e| lease_error(&e))?;
             Minter::Leased {
                 gen,

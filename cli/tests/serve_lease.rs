@@ -2,7 +2,7 @@
 //! `tests/common/redis.rs`; `SNOWMINT_REQUIRE_REDIS=1` makes a missing one a failure): two
 //! services get different hosts and hand out no common ID; a dead Redis fences the service
 //! (503 with Retry-After, `/healthz` failing) until it returns; a stop releases the lease
-//! and leaves its mark.
+//! and leaves its mark; a service paused past its TTL finds its host taken and exits 1.
 
 #[path = "../../tests/common/redis.rs"]
 mod redis_server;
@@ -157,4 +157,41 @@ fn a_dead_redis_fences_the_service_until_it_returns() {
     let again = server.get("/id");
     assert_eq!(again.status, 200, "{}", again.text());
     assert!(server.stop().success(), "{}", server.stderr());
+}
+
+#[test]
+fn a_service_paused_past_its_ttl_finds_its_host_taken_and_exits_1() {
+    let Some(redis) = RedisServer::start("serve-pause") else {
+        return;
+    };
+    let url = redis.url();
+    let mut args = lease_args(&url, "pause", "1s");
+    args.extend(["--nodes", "5-5"]);
+    let mut paused = Server::start(&args);
+    assert_eq!(host_of(&paused), 5);
+    // A garbage-collection pause, or a VM frozen: the process cannot renew.
+    paused.signal("STOP");
+    // Host 5 is the only one of the range: a second service gets it once the first one's
+    // lease lapsed (after its 1 s TTL), and is refused ("every node ... leased") before.
+    let taker = poll(LEASE_LIMIT, "the lapsed host to be taken", || {
+        Server::try_start(&args).ok()
+    });
+    assert_eq!(host_of(&taker), 5);
+    assert_eq!(taker.get("/id").status, 200);
+
+    paused.signal("CONT");
+    // Its renewal finds another owner: it stops serving and exits with status 1.
+    let status = paused.wait_exit(LEASE_LIMIT);
+    assert_eq!(status.code(), Some(1), "{}", paused.stderr());
+    let log = paused.stderr();
+    assert!(
+        log.contains("host 5 was taken over by another process"),
+        "{log}"
+    );
+    assert!(log.contains("error: the lease on host 5 was lost"), "{log}");
+    assert!(!log.contains("released host"), "{log}");
+    // The new owner is untouched.
+    assert_eq!(taker.get("/healthz").status, 200);
+    let mut taker = taker;
+    assert!(taker.stop().success(), "{}", taker.stderr());
 }

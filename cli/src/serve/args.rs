@@ -22,7 +22,9 @@ pub const MAX_BATCH_LIMIT: u64 = 1_000_000;
 /// background; while the lease cannot be renewed the service answers 503 (with
 /// Retry-After) instead of minting, and /healthz fails. SIGTERM or Ctrl-C stops it
 /// gracefully: no new connections, requests in flight finish (for at most --grace), the
-/// lease is released with its mark, exit status 0.
+/// lease is released with its mark, exit status 0. A lease lost to another process (this one
+/// was paused or cut off from Redis past its TTL) stops the service the same way, with exit
+/// status 1, for its supervisor to start it anew.
 #[derive(Debug, clap::Args)]
 #[command(mut_arg("node", |a| a.help(
     "The host number: the node bits above the shard bits (0 to 127 for twitter with 3 shard \

@@ -27,7 +27,7 @@ use snowmint::{ShardError, ShardedGenerator};
 
 use self::metrics::HttpMetrics;
 use self::shutdown::Signals;
-use self::source::{with_cause, Minter};
+use self::source::{with_cause, Health, Minter};
 use crate::error::CliError;
 
 /// What every request handler shares.
@@ -112,9 +112,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
     // Tasks still running after the grace period are dropped with the runtime; then ours is
     // the last reference and dropping it releases the lease, writing its mark.
     runtime.shutdown_timeout(RUNTIME_STOP);
+    // A lost lease is someone else's now: nothing to release.
     let released = match &app.minter {
-        Minter::Leased { gen, namespace } => Some((gen.node(), namespace.clone())),
-        Minter::Fixed(_) => None,
+        Minter::Leased { gen, namespace } if !gen.is_lost() => {
+            Some((gen.node(), namespace.clone()))
+        }
+        _ => None,
     };
     match Arc::try_unwrap(app) {
         Ok(app) => {
@@ -166,25 +169,35 @@ async fn serve(app: Arc<App>, args: &Args, workers: usize) -> Result<(), CliErro
         app.shard_bits,
         app.max_batch,
     ));
-    let (stopping, mut stop) = tokio::sync::watch::channel(false);
+    let (stopping, mut stop) = tokio::sync::watch::channel(None::<Stop>);
     // Responses go out at once, not held back by Nagle's algorithm for a following write.
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });
+    let watched = Arc::clone(&app);
     let server = axum::serve(listener, routes::router(Arc::clone(&app))).with_graceful_shutdown(
         async move {
-            let name = signals.recv().await;
-            say(format_args!(
-                "{name}: no new connections; finishing requests in flight"
-            ));
-            let _ = stopping.send(true);
+            let why = tokio::select! {
+                name = signals.recv() => Stop::Signal(name),
+                () = lost(&watched) => Stop::Lost,
+            };
+            match why {
+                Stop::Signal(name) => say(format_args!(
+                    "{name}: no new connections; finishing requests in flight"
+                )),
+                Stop::Lost => say(format_args!(
+                    "host {} was taken over by another process: no new connections; finishing requests in flight",
+                    watched.minter.host()
+                )),
+            }
+            let _ = stopping.send(Some(why));
         },
     );
     let grace = args.grace;
     let result = tokio::select! {
         result = server.into_future() => result.map_err(|e| CliError::system(format_args!("serving: {e}"))),
         () = async {
-            let _ = stop.wait_for(|&s| s).await;
+            let _ = stop.wait_for(Option::is_some).await;
             tokio::time::sleep(grace).await;
         } => {
             say(format_args!("requests still in flight after --grace {}: closing them", humantime::format_duration(grace)));
@@ -192,7 +205,43 @@ async fn serve(app: Arc<App>, args: &Args, workers: usize) -> Result<(), CliErro
         }
     };
     upkeep.abort();
-    result
+    let stopped_by = *stop.borrow();
+    match stopped_by {
+        Some(Stop::Lost) => Err(CliError::system(format_args!(
+            "the lease on host {} was lost: another process holds it now (this one was paused, or cut \
+             off from Redis, past the lease's TTL), so this one can never mint again; start the \
+             service anew to lease another host",
+            app.minter.host()
+        ))),
+        _ => result,
+    }
+}
+
+/// Why the server stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// SIGTERM or SIGINT.
+    Signal(&'static str),
+    /// The lease was taken over: the source never mints again, so the service ends (exit
+    /// status 1) for its supervisor to start it anew with a new lease.
+    Lost,
+}
+
+/// How often the service checks whether its lease was lost.
+const LOST_CHECK: Duration = Duration::from_millis(250);
+
+/// Resolves once the lease is lost (never for a fixed host).
+async fn lost(app: &App) {
+    if app.minter.namespace().is_none() {
+        return std::future::pending().await;
+    }
+    let mut every = tokio::time::interval(LOST_CHECK);
+    loop {
+        every.tick().await;
+        if app.minter.health() == Health::Lost {
+            return;
+        }
+    }
 }
 
 fn shard_error(e: &ShardError) -> CliError {

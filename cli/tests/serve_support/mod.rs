@@ -94,9 +94,14 @@ impl Server {
 
     /// Sends SIGTERM.
     pub fn signal_term(&self) {
+        self.signal("TERM");
+    }
+
+    /// Sends a signal by name (`TERM`, `STOP`, `CONT`).
+    pub fn signal(&self, name: &str) {
         let pid = self.child.as_ref().expect("running").id().to_string();
         let status = Command::new("kill")
-            .args(["-TERM", &pid])
+            .args([&format!("-{name}"), &pid])
             .status()
             .expect("kill");
         assert!(status.success());

@@ -46,7 +46,7 @@ enum Command {
     Decode(decode::Args),
     Compose(compose::Args),
     Layouts(layouts::Args),
-    Serve(serve::Args),
+    Serve(Box<serve::Args>),
 }
 
 fn main() -> ExitCode {
@@ -56,7 +56,7 @@ fn main() -> ExitCode {
         Command::Decode(args) => decode::run(args),
         Command::Compose(args) => compose::run(args),
         Command::Layouts(args) => layouts::run(args),
-        Command::Serve(args) => serve::run(args),
+        Command::Serve(args) => serve::run(*args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -30,6 +30,9 @@ pub const MAX_BATCH_LIMIT: u64 = 1_000_000;
     "The host number: the node bits above the shard bits (0 to 127 for twitter with 3 shard \
      bits, the default on 2 CPUs) [default: 0]"
 )))]
+#[command(mut_arg("node_from", |a| a.help(
+    "Take the host number from the environment (SNOWMINT_NODE), the network or the host name"
+)))]
 pub struct Args {
     /// The address and port to listen on (port 0: a free port, printed at start)
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7007", value_parser = value::text(listen_addr))]

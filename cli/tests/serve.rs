@@ -262,6 +262,4 @@ fn sigterm_finishes_the_request_in_flight_then_exits_0() {
     assert!(status.success(), "{status:?}: {}", server.stderr());
     let log = server.stderr();
     assert!(log.contains("SIGTERM: no new connections"), "{log}");
-    // Nothing listens any more.
-    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
 }

@@ -18,6 +18,7 @@ mod json;
 mod layout_arg;
 mod layouts;
 mod node_arg;
+mod serve;
 mod time;
 mod value;
 
@@ -45,6 +46,7 @@ enum Command {
     Decode(decode::Args),
     Compose(compose::Args),
     Layouts(layouts::Args),
+    Serve(Box<serve::Args>),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +56,7 @@ fn main() -> ExitCode {
         Command::Decode(args) => decode::run(args),
         Command::Compose(args) => compose::run(args),
         Command::Layouts(args) => layouts::run(args),
+        Command::Serve(args) => serve::run(*args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

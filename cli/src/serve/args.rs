@@ -1,0 +1,253 @@
+//! The flags of `snowmint serve`, and the value parsers only they use.
+
+use std::net::SocketAddr;
+use std::ops::RangeInclusive;
+use std::time::Duration;
+
+use crate::escape::quoted;
+use crate::layout_arg::{self, NamedLayout};
+use crate::node_arg::NodeArgs;
+use crate::value;
+
+/// The largest `--max-batch`: a million IDs is a 21 MB text body, minted in about a quarter
+/// of a second by one shard of Twitter's layout; larger batches belong in several requests.
+pub const MAX_BATCH_LIMIT: u64 = 1_000_000;
+
+/// Run an HTTP ID service: GET /id, /ids?n=N, /decode/{id}, /healthz, /metrics.
+///
+/// One process serves IDs to clients in any language over HTTP/1.1. It mints on a sharded
+/// generator: the node field is split into a host number (from --node, --node-from or a
+/// Redis lease) and shard bits below it, one shard per worker thread, so workers never
+/// contend. With --lease, the host number is leased from Redis and renewed in the
+/// background; while the lease cannot be renewed the service answers 503 (with
+/// Retry-After) instead of minting, and /healthz fails. SIGTERM or Ctrl-C stops it
+/// gracefully: no new connections, requests in flight finish (for at most --grace), the
+/// lease is released with its mark, exit status 0. A lease lost to another process (this one
+/// was paused or cut off from Redis past its TTL) stops the service the same way, with exit
+/// status 1, for its supervisor to start it anew.
+#[derive(Debug, clap::Args)]
+#[command(mut_arg("node", |a| a.help(
+    "The host number: the node bits above the shard bits (0 to 127 for twitter with 3 shard \
+     bits, the default on 2 CPUs) [default: 0]"
+)))]
+#[command(mut_arg("node_from", |a| a.help(
+    "Take the host number from the environment (SNOWMINT_NODE), the network or the host name"
+)))]
+pub struct Args {
+    /// The address and port to listen on (port 0: a free port, printed at start)
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7007", value_parser = value::text(listen_addr))]
+    pub listen: SocketAddr,
+
+    #[arg(short, long, value_name = "LAYOUT", default_value = "twitter", value_parser = value::text(layout_arg::parse), help = layout_arg::HELP)]
+    pub layout: NamedLayout,
+
+    #[command(flatten)]
+    pub node: NodeArgs,
+
+    #[command(flatten)]
+    pub lease: LeaseArgs,
+
+    /// The most IDs one GET /ids may ask for (n above it is refused with 400)
+    #[arg(long, value_name = "N", default_value = "10000", value_parser = value::text(max_batch))]
+    pub max_batch: u64,
+
+    /// Worker threads serving requests, each minting on a shard of its own [default: twice
+    /// the number of CPUs: a shard mints at most the layout's rate (4,096,000 IDs/s for
+    /// twitter), and workers spend much of their time in system calls]
+    #[arg(long, value_name = "N", value_parser = value::text(workers))]
+    pub workers: Option<usize>,
+
+    /// Node bits that number shards, below the host [default: the fewest that give every
+    /// worker a shard of its own, plus the shared overflow shard]
+    #[arg(long, value_name = "BITS", value_parser = value::text(shard_bits))]
+    pub shard_bits: Option<u8>,
+
+    /// Future ticks each shard may borrow when its tick is used up, so that a burst does
+    /// not wait out tokio's 1 ms timer at every tick: IDs are then stamped at most this many
+    /// ticks ahead of the clock. The rate over time stays the layout's cap per shard
+    #[arg(long, value_name = "TICKS", default_value = "2", value_parser = value::text(lead_ticks))]
+    pub lead_ticks: u64,
+
+    /// The longest a request waits for IDs when its shard's tick is used up or the clock
+    /// stepped back; past it the request gets 503
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = value::text(duration))]
+    pub max_wait: Duration,
+
+    /// After SIGTERM or Ctrl-C, how long requests in flight may take before the server
+    /// closes their connections and exits anyway
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = value::text(duration))]
+    pub grace: Duration,
+}
+
+/// The flags of a host number leased from Redis.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LeaseArgs {
+    /// Lease the host number from Redis at this URL (redis://HOST:PORT/DB), renewed in the
+    /// background, released on exit (instead of --node or --node-from)
+    #[arg(long, value_name = "URL", conflicts_with_all = ["node", "node_from"])]
+    pub lease: Option<String>,
+
+    /// The lease's namespace: one per ID space (and layout); services of one namespace never
+    /// hold the same host number at once
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "default",
+        requires = "lease"
+    )]
+    pub namespace: String,
+
+    /// The host numbers this service may lease, FIRST-LAST [default: every host number the
+    /// layout and shard bits leave, at most 65,536]
+    #[arg(long, value_name = "FIRST-LAST", requires = "lease", value_parser = value::text(node_range))]
+    pub nodes: Option<RangeInclusive<u64>>,
+
+    /// How long the lease lives without renewal (30ms to 1 day); renewed every third of it.
+    /// A crashed service's host number is free again after this long
+    #[arg(long, value_name = "DURATION", default_value = "10s", requires = "lease", value_parser = value::text(duration))]
+    pub ttl: Duration,
+
+    /// How much before the lease would expire minting stops, when renewals fail [default: a
+    /// fifth of the TTL; at most half]
+    #[arg(long, value_name = "DURATION", requires = "lease", value_parser = value::text(duration))]
+    pub margin: Option<Duration>,
+
+    /// The connect, read and write timeout of each Redis call [default: a tenth of the TTL]
+    #[arg(long, value_name = "DURATION", requires = "lease", value_parser = value::text(duration))]
+    pub redis_timeout: Option<Duration>,
+
+    /// At start, the longest to wait for this clock to pass the mark the host number's last
+    /// owner left; a clock further behind is an error
+    #[arg(long, value_name = "DURATION", default_value = "10s", requires = "lease", value_parser = value::text(duration))]
+    pub lease_wait: Duration,
+}
+
+fn listen_addr(text: &str) -> Result<SocketAddr, String> {
+    text.parse().map_err(|_| {
+        format!(
+            "{} is not an address to listen on: expected IP:PORT, e.g. 127.0.0.1:7007, 0.0.0.0:7007 or [::1]:7007",
+            quoted(text)
+        )
+    })
+}
+
+fn max_batch(text: &str) -> Result<u64, String> {
+    value::number(text)
+        .ok()
+        .filter(|n| (1..=MAX_BATCH_LIMIT).contains(n))
+        .ok_or_else(|| {
+            format!(
+                "{} is not a batch size: allowed 1 to {MAX_BATCH_LIMIT}",
+                quoted(text)
+            )
+        })
+}
+
+fn workers(text: &str) -> Result<usize, String> {
+    value::number(text)
+        .ok()
+        .filter(|n| (1..=1024).contains(n))
+        .map(|n| n as usize)
+        .ok_or_else(|| {
+            format!(
+                "{} is not a number of worker threads: allowed 1 to 1024",
+                quoted(text)
+            )
+        })
+}
+
+fn shard_bits(text: &str) -> Result<u8, String> {
+    value::number(text)
+        .ok()
+        .filter(|n| (1..=16).contains(n))
+        .map(|n| n as u8)
+        .ok_or_else(|| {
+            format!(
+                "{} is not a number of shard bits: allowed 1 to 16 (and at most the layout's node bits)",
+                quoted(text)
+            )
+        })
+}
+
+fn lead_ticks(text: &str) -> Result<u64, String> {
+    value::number(text)
+        .ok()
+        .filter(|n| *n <= 1_000)
+        .ok_or_else(|| {
+            format!(
+                "{} is not a number of ticks: allowed 0 to 1000",
+                quoted(text)
+            )
+        })
+}
+
+fn duration(text: &str) -> Result<Duration, String> {
+    humantime::parse_duration(text).map_err(|e| {
+        format!(
+            "{} is not a duration ({e}): expected e.g. 500ms, 10s, 1m",
+            quoted(text)
+        )
+    })
+}
+
+fn node_range(text: &str) -> Result<RangeInclusive<u64>, String> {
+    let bad = || {
+        format!(
+            "{} is not a range of host numbers: expected FIRST-LAST in plain decimal digits, FIRST <= LAST, e.g. 0-99",
+            quoted(text)
+        )
+    };
+    let (first, last) = text.split_once('-').ok_or_else(bad)?;
+    let first = snowmint::node::parse_number(first).ok_or_else(bad)?;
+    let last = snowmint::node::parse_number(last).ok_or_else(bad)?;
+    if first > last {
+        return Err(bad());
+    }
+    Ok(first..=last)
+}
+
+/// The shard bits for `workers` worker threads: the fewest whose exclusive shards (all but
+/// the overflow shard) number at least `workers`, at most the layout's node bits and 16.
+pub fn default_shard_bits(workers: usize, node_bits: u8) -> u8 {
+    let mut bits = 1_u8;
+    while ((1_u64 << bits) - 1) < workers as u64 && bits < 16 {
+        bits += 1;
+    }
+    bits.min(node_bits.min(16)).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_worker_gets_a_shard_and_the_overflow_is_extra() {
+        assert_eq!(default_shard_bits(1, 10), 1);
+        assert_eq!(default_shard_bits(2, 10), 2);
+        assert_eq!(default_shard_bits(3, 10), 2);
+        assert_eq!(default_shard_bits(4, 10), 3);
+        assert_eq!(default_shard_bits(64, 10), 7);
+        // Never more than the layout has.
+        assert_eq!(default_shard_bits(64, 5), 5);
+        assert_eq!(default_shard_bits(100_000, 22), 16);
+    }
+
+    #[test]
+    fn ranges_and_sizes_are_checked() {
+        assert_eq!(node_range("0-99"), Ok(0..=99));
+        assert_eq!(node_range("7-7"), Ok(7..=7));
+        for bad in ["9-1", "1", "-5", "a-b", "01-5", "1-+5", "1..5"] {
+            assert!(node_range(bad).is_err(), "{bad}");
+        }
+        assert_eq!(max_batch("1"), Ok(1));
+        assert!(max_batch("0").unwrap_err().contains("allowed 1 to 1000000"));
+        assert!(max_batch("1000001").is_err());
+        assert!(workers("0").is_err());
+        assert!(shard_bits("17").is_err());
+        assert!(listen_addr("localhost:80").is_err());
+        assert_eq!(
+            listen_addr("[::1]:0").unwrap(),
+            "[::1]:0".parse::<SocketAddr>().unwrap()
+        );
+    }
+}

@@ -1,0 +1,214 @@
+//! `/metrics`: the library's own metrics (waits, errors, lease renewals; see
+//! `snowmint::events`) and the service's (requests by route and status, their latency, IDs
+//! served), rendered in Prometheus' text format by `metrics-exporter-prometheus`, installed
+//! as the process's recorder.
+//!
+//! Each route's handles are registered on its first request (so that /metrics shows only
+//! series that happened) and kept, so recording a request is an atomic addition and a
+//! histogram sample: no registry lookup, no allocation.
+
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::Response;
+use metrics::{Counter, Gauge, Histogram};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+use super::source::Health;
+use super::App;
+
+const REQUESTS: &str = "snowmint_http_requests_total";
+const LATENCY: &str = "snowmint_http_request_duration_seconds";
+const IDS: &str = "snowmint_http_ids_total";
+const HEALTHY: &str = "snowmint_serve_minting";
+const IN_FLIGHT: &str = "snowmint_http_requests_in_flight";
+
+/// Latency buckets, seconds: 50 µs (a loopback `/id`) to 2.5 s (past `--max-wait`).
+const BUCKETS: &[f64] = &[
+    0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+    1.0, 2.5,
+];
+
+/// How often histogram samples are folded into their buckets (the exporter leaves it to the
+/// application).
+pub const UPKEEP_EVERY: Duration = Duration::from_secs(5);
+
+/// The routes requests are counted under (the discriminant indexes the handle tables).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    Id = 0,
+    Ids,
+    Decode,
+    Healthz,
+    Metrics,
+    /// Anything else (answered 404 or 405).
+    Other,
+}
+
+impl Route {
+    const ALL: [Route; 6] = [
+        Route::Id,
+        Route::Ids,
+        Route::Decode,
+        Route::Healthz,
+        Route::Metrics,
+        Route::Other,
+    ];
+
+    /// The route of a request path.
+    pub fn of(path: &str) -> Route {
+        match path {
+            "/id" => Route::Id,
+            "/ids" => Route::Ids,
+            "/healthz" => Route::Healthz,
+            "/metrics" => Route::Metrics,
+            p if p.starts_with("/decode/") => Route::Decode,
+            _ => Route::Other,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Route::Id => "/id",
+            Route::Ids => "/ids",
+            Route::Decode => "/decode",
+            Route::Healthz => "/healthz",
+            Route::Metrics => "/metrics",
+            Route::Other => "other",
+        }
+    }
+}
+
+/// The statuses the service answers with, whose handles are kept; any other is counted
+/// through the registry.
+const STATUSES: [u16; 6] = [200, 400, 404, 405, 500, 503];
+
+/// The service's metric handles and the exporter.
+pub struct HttpMetrics {
+    exporter: PrometheusHandle,
+    requests: [[OnceLock<Counter>; STATUSES.len()]; Route::ALL.len()],
+    latency: [OnceLock<Histogram>; Route::ALL.len()],
+    /// IDs handed out by `/id` and `/ids`.
+    pub ids: Counter,
+    minting: Gauge,
+    in_flight: Gauge,
+}
+
+impl HttpMetrics {
+    /// Installs the Prometheus recorder for the whole process and registers the handles.
+    pub fn install() -> Result<HttpMetrics, String> {
+        let exporter = PrometheusBuilder::new()
+            .set_buckets_for_metric(Matcher::Full(LATENCY.to_owned()), BUCKETS)
+            .and_then(PrometheusBuilder::install_recorder)
+            .map_err(|e| format!("installing the Prometheus recorder: {e}"))?;
+        metrics::describe_counter!(REQUESTS, "HTTP requests answered, by route and status");
+        metrics::describe_histogram!(
+            LATENCY,
+            metrics::Unit::Seconds,
+            "Time from a request's arrival to its response, by route"
+        );
+        metrics::describe_counter!(IDS, "IDs handed out by /id and /ids");
+        metrics::describe_gauge!(
+            IN_FLIGHT,
+            "Requests received and not yet answered (including this scrape)"
+        );
+        metrics::describe_gauge!(
+            HEALTHY,
+            "1 while the service mints, 0 while its lease is fenced or lost"
+        );
+        Ok(HttpMetrics {
+            exporter,
+            requests: Default::default(),
+            latency: Default::default(),
+            ids: metrics::counter!(IDS),
+            minting: metrics::gauge!(HEALTHY),
+            in_flight: metrics::gauge!(IN_FLIGHT),
+        })
+    }
+
+    fn record(&self, route: Route, status: StatusCode, took: Duration) {
+        let r = route as usize;
+        match STATUSES.iter().position(|&s| s == status.as_u16()) {
+            Some(s) => self.requests[r][s]
+                .get_or_init(|| {
+                    metrics::counter!(REQUESTS, "route" => route.label(), "status" => status.as_u16().to_string())
+                })
+                .increment(1),
+            None => metrics::counter!(
+                REQUESTS,
+                "route" => route.label(),
+                "status" => status.as_u16().to_string()
+            )
+            .increment(1),
+        }
+        self.latency[r]
+            .get_or_init(|| metrics::histogram!(LATENCY, "route" => route.label()))
+            .record(took);
+    }
+
+    /// The Prometheus text, with the health gauge brought up to date.
+    pub fn render(&self, health: &Health) -> String {
+        self.minting
+            .set(if *health == Health::Ok { 1.0 } else { 0.0 });
+        self.exporter.render()
+    }
+
+    /// Folds histogram samples into their buckets.
+    pub fn upkeep(&self) {
+        self.exporter.run_upkeep();
+    }
+}
+
+/// The middleware that counts and times every request.
+pub async fn track(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    let route = Route::of(request.uri().path());
+    let start = Instant::now();
+    let in_flight = InFlight::enter(&app.metrics.in_flight);
+    let response = next.run(request).await;
+    drop(in_flight);
+    app.metrics
+        .record(route, response.status(), start.elapsed());
+    response
+}
+
+/// One request in the in-flight gauge, taken out when dropped (also when the client goes
+/// away and the request's future is dropped).
+struct InFlight<'a>(&'a Gauge);
+
+impl<'a> InFlight<'a> {
+    fn enter(gauge: &'a Gauge) -> InFlight<'a> {
+        gauge.increment(1.0);
+        InFlight(gauge)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.decrement(1.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_handle_tables_follow_the_route_order() {
+        for (i, route) in Route::ALL.iter().enumerate() {
+            assert_eq!(*route as usize, i);
+        }
+    }
+
+    #[test]
+    fn routes_of_paths() {
+        assert_eq!(Route::of("/id"), Route::Id);
+        assert_eq!(Route::of("/ids"), Route::Ids);
+        assert_eq!(Route::of("/decode/123"), Route::Decode);
+        assert_eq!(Route::of("/decode"), Route::Other);
+        assert_eq!(Route::of("/idz"), Route::Other);
+        assert_eq!(Route::of("/"), Route::Other);
+    }
+}

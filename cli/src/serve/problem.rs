@@ -1,0 +1,135 @@
+//! [`Problem`]: an error answer, as JSON `{"error": CODE, "message": TEXT}` with its status:
+//! 400 for a bad request (the code names the rule broken, the message the allowed range),
+//! 503 with `Retry-After` when minting is refused for now, 500 when it cannot succeed.
+
+use std::time::Duration;
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+use super::source::Refusal;
+use crate::json;
+
+/// An error answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub status: StatusCode,
+    /// Stable, for programs: `n_out_of_range`, `bad_id`, `unavailable`...
+    pub code: &'static str,
+    /// For people: what was wrong and what is allowed.
+    pub message: String,
+    /// `Retry-After`, rounded up to whole seconds (at least 1).
+    pub retry_after: Option<Duration>,
+}
+
+impl Problem {
+    /// 400 Bad Request.
+    pub fn bad_request(code: &'static str, message: String) -> Problem {
+        Problem {
+            status: StatusCode::BAD_REQUEST,
+            code,
+            message,
+            retry_after: None,
+        }
+    }
+
+    /// 404 Not Found, listing the endpoints.
+    pub fn not_found(path: &str) -> Problem {
+        Problem {
+            status: StatusCode::NOT_FOUND,
+            code: "not_found",
+            message: format!(
+                "no endpoint {}: GET /id, /ids?n=N, /decode/{{id}}, /healthz, /metrics",
+                crate::escape::quoted(path)
+            ),
+            retry_after: None,
+        }
+    }
+}
+
+impl From<Refusal> for Problem {
+    fn from(refusal: Refusal) -> Problem {
+        match refusal {
+            Refusal::Unavailable {
+                retry_after,
+                message,
+            } => Problem {
+                status: StatusCode::SERVICE_UNAVAILABLE,
+                code: "unavailable",
+                message,
+                retry_after,
+            },
+            Refusal::Failed { message } => Problem {
+                status: StatusCode::INTERNAL_SERVER_ERROR,
+                code: "mint_failed",
+                message,
+                retry_after: None,
+            },
+        }
+    }
+}
+
+/// Whole seconds, rounded up, at least 1: `Retry-After` has no fractions, and 0 would invite
+/// a client to hammer.
+pub fn retry_after_secs(wait: Duration) -> u64 {
+    let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    secs.max(1)
+}
+
+impl IntoResponse for Problem {
+    fn into_response(self) -> Response {
+        let body = json::Object::new()
+            .string("error", self.code)
+            .string("message", &self.message)
+            .finish();
+        let mut response = (
+            self.status,
+            [
+                (
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                ),
+                (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+            ],
+            body,
+        )
+            .into_response();
+        if let Some(wait) = self.retry_after {
+            response.headers_mut().insert(
+                header::RETRY_AFTER,
+                HeaderValue::from(retry_after_secs(wait)),
+            );
+        }
+        response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_rounds_up_to_whole_seconds() {
+        assert_eq!(retry_after_secs(Duration::ZERO), 1);
+        assert_eq!(retry_after_secs(Duration::from_micros(1)), 1);
+        assert_eq!(retry_after_secs(Duration::from_secs(1)), 1);
+        assert_eq!(retry_after_secs(Duration::from_millis(1_001)), 2);
+    }
+
+    #[test]
+    fn a_refusal_for_now_is_503_with_retry_after() {
+        let p = Problem::from(Refusal::Unavailable {
+            retry_after: Some(Duration::from_millis(300)),
+            message: "node 3 is fenced".into(),
+        });
+        let r = p.into_response();
+        assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(r.headers()[header::RETRY_AFTER], "1");
+        let lost = Problem::from(Refusal::Unavailable {
+            retry_after: None,
+            message: "lost".into(),
+        })
+        .into_response();
+        assert!(lost.headers().get(header::RETRY_AFTER).is_none());
+    }
+}

@@ -1,0 +1,274 @@
+//! The HTTP endpoints: the router and one handler per route.
+//!
+//! | Route | Answer |
+//! |---|---|
+//! | `GET /id` | one decimal ID and a newline, `text/plain` |
+//! | `GET /ids?n=N` | `N` IDs (1 to `--max-batch`), one per line; with `Accept: application/json`, a JSON array of strings |
+//! | `GET /decode/{id}` | the ID's time, node, sequence and layout as JSON |
+//! | `GET /healthz` | 200 while minting; 503 while the lease is fenced or lost |
+//! | `GET /metrics` | Prometheus text |
+//!
+//! Every answer carrying IDs is `Cache-Control: no-store`: a cache that replayed one would
+//! hand the same ID to two clients.
+
+use std::sync::Arc;
+
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
+use axum::middleware;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use snowmint::Layout;
+
+use super::body::{Body, Shape};
+use super::metrics::track;
+use super::problem::Problem;
+use super::query;
+use super::source::Health;
+use super::App;
+use crate::format::{self, Format};
+use crate::json;
+use crate::time::{self, Precision};
+
+const TEXT: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
+const JSON: HeaderValue = HeaderValue::from_static("application/json");
+const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");
+
+/// The service's router.
+pub fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/id", get(id))
+        .route("/ids", get(ids))
+        .route("/decode/{id}", get(decode))
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(Arc::clone(&app), track))
+        .with_state(app)
+}
+
+fn ids_response(content_type: HeaderValue, body: Vec<u8>) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CACHE_CONTROL, NO_STORE),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// `GET /id`.
+async fn id(State(app): State<Arc<App>>) -> Response {
+    match app.minter.one().await {
+        Ok(id) => {
+            app.metrics.ids.increment(1);
+            let mut body = Body::with_capacity(Shape::Lines, 1);
+            body.push(id.to_u64());
+            ids_response(TEXT, body.finish())
+        }
+        Err(refusal) => Problem::from(refusal).into_response(),
+    }
+}
+
+/// Whether the client asked for JSON.
+fn wants_json(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| {
+            v.split(',').any(|media| {
+                let media = media.split(';').next().unwrap_or("").trim();
+                media.eq_ignore_ascii_case("application/json")
+            })
+        })
+}
+
+/// `GET /ids?n=N`.
+async fn ids(State(app): State<Arc<App>>, uri: Uri, headers: HeaderMap) -> Response {
+    let n = match query::count(uri.query(), app.max_batch) {
+        Ok(n) => n,
+        Err(problem) => return problem.into_response(),
+    };
+    let (shape, content_type) = if wants_json(&headers) {
+        (Shape::JsonArray, JSON)
+    } else {
+        (Shape::Lines, TEXT)
+    };
+    let mut body = Body::with_capacity(shape, n);
+    match app.minter.fill(n, |batch| body.push_batch(batch)).await {
+        Ok(()) => {
+            app.metrics.ids.increment(n);
+            ids_response(content_type, body.finish())
+        }
+        // The IDs reserved so far are dropped: never handed out, never reused.
+        Err(refusal) => Problem::from(refusal).into_response(),
+    }
+}
+
+/// `GET /decode/{id}`: a decimal ID, decoded with the service's layout.
+async fn decode(State(app): State<Arc<App>>, id: Result<Path<String>, PathRejection>) -> Response {
+    let Ok(Path(text)) = id else {
+        return Problem::bad_request(
+            "bad_id",
+            "the ID in /decode/{id} is not valid percent-encoded UTF-8: expected e.g. /decode/1541815603606036480".to_owned(),
+        )
+        .into_response();
+    };
+    let layout = app.minter.layout();
+    match format::read_id(text.as_bytes(), Some(Format::Decimal), layout) {
+        Ok((id, encoding)) => {
+            let body = decoded(id, encoding.name(), layout, app.layout_name);
+            ([(header::CONTENT_TYPE, JSON)], body).into_response()
+        }
+        Err(message) => Problem::bad_request("bad_id", message).into_response(),
+    }
+}
+
+/// JavaScript's largest exact integer: fields that can be larger go out as strings.
+const JS_MAX_SAFE: u64 = (1 << 53) - 1;
+
+/// The decode object. Each field's JSON type is fixed by the layout, not by the value: a
+/// number when every value the field can take is exact in JavaScript (every preset's
+/// `unix_ms`, `node` and `sequence`), a string otherwise; the ID is always a string.
+fn decoded(id: snowmint::Id, encoding: &str, layout: &Layout, layout_name: &str) -> String {
+    let d = layout.decode(id);
+    let stamp = time::format(d.time(), Precision::for_nanos(layout.unit_nanos()));
+    let fits = |bits: u8| bits <= 53;
+    let field = |o: json::Object, key: &str, value: u64, exact: bool| {
+        if exact {
+            o.number(key, value)
+        } else {
+            o.string(key, &value.to_string())
+        }
+    };
+    let o = json::Object::new()
+        .string("id", &id.to_string())
+        .string("layout", layout_name)
+        .string("encoding", encoding)
+        .string_or_null("time", stamp.as_deref());
+    let o = field(
+        o,
+        "unix_ms",
+        d.unix_millis(),
+        layout.expiry_unix_millis() <= JS_MAX_SAFE,
+    );
+    let o = field(o, "ticks", d.ticks(), fits(layout.time_bits()));
+    let o = field(o, "node", d.node(), fits(layout.node_bits()));
+    let o = field(o, "sequence", d.sequence(), fits(layout.sequence_bits()));
+    o.finish()
+}
+
+/// `GET /healthz`.
+async fn healthz(State(app): State<Arc<App>>) -> Response {
+    let health = app.minter.health();
+    let (status, word) = match health {
+        Health::Ok => (StatusCode::OK, "ok"),
+        Health::Fenced => (StatusCode::SERVICE_UNAVAILABLE, "fenced"),
+        Health::Lost => (StatusCode::SERVICE_UNAVAILABLE, "lost"),
+    };
+    let mut o = json::Object::new()
+        .string("status", word)
+        .string("layout", app.layout_name)
+        .number("host", app.minter.host())
+        .number("shard_bits", app.shard_bits);
+    o = match app.minter.namespace() {
+        Some(ns) => o.string("source", "lease").string("namespace", ns),
+        None => o.string("source", "fixed"),
+    };
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, JSON),
+            (header::CACHE_CONTROL, NO_STORE),
+        ],
+        o.finish(),
+    )
+        .into_response()
+}
+
+/// `GET /metrics`.
+async fn metrics(State(app): State<Arc<App>>) -> Response {
+    let text = app.metrics.render(&app.minter.health());
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+        )],
+        text,
+    )
+        .into_response()
+}
+
+async fn not_found(uri: Uri) -> Response {
+    Problem::not_found(uri.path()).into_response()
+}
+
+async fn method_not_allowed(method: Method, uri: Uri) -> Response {
+    let mut response = Problem {
+        status: StatusCode::METHOD_NOT_ALLOWED,
+        code: "method_not_allowed",
+        message: format!(
+            "{} is not allowed on {}: every endpoint answers GET (and HEAD)",
+            crate::escape::quoted(method.as_str()),
+            crate::escape::quoted(uri.path())
+        ),
+        retry_after: None,
+    }
+    .into_response();
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_is_chosen_by_the_accept_header() {
+        let mut h = HeaderMap::new();
+        assert!(!wants_json(&h));
+        h.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("text/plain, Application/JSON;q=0.9"),
+        );
+        assert!(wants_json(&h));
+        h.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("application/jsonx"),
+        );
+        assert!(!wants_json(&h));
+    }
+
+    #[test]
+    fn decoded_fields_are_numbers_only_where_javascript_is_exact() {
+        let id = snowmint::Id::from_u64(1_541_815_603_606_036_480);
+        let text = decoded(id, "decimal", &Layout::TWITTER, "twitter");
+        assert_eq!(
+            text,
+            r#"{"id":"1541815603606036480","layout":"twitter","encoding":"decimal","time":"2022-06-28T16:07:40.105Z","unix_ms":1656432460105,"ticks":367597485448,"node":378,"sequence":0}"#
+        );
+        // 60 node bits: the node goes out as a string.
+        let wide = Layout::TWITTER
+            .to_builder()
+            .time_bits(3)
+            .node_bits(60)
+            .sequence_bits(0)
+            .unit(std::time::Duration::from_secs(1))
+            .build()
+            .unwrap();
+        let text = decoded(
+            snowmint::Id::from_u64(u64::MAX >> 1),
+            "decimal",
+            &wide,
+            "custom",
+        );
+        assert!(text.contains(r#""node":""#), "{text}");
+    }
+}

@@ -131,54 +131,37 @@ fn listen_addr(text: &str) -> Result<SocketAddr, String> {
     })
 }
 
-fn max_batch(text: &str) -> Result<u64, String> {
+/// A plain decimal number in `range`, or an error naming `what` and the range.
+fn number_in(text: &str, range: RangeInclusive<u64>, what: &str) -> Result<u64, String> {
     value::number(text)
         .ok()
-        .filter(|n| (1..=MAX_BATCH_LIMIT).contains(n))
+        .filter(|n| range.contains(n))
         .ok_or_else(|| {
             format!(
-                "{} is not a batch size: allowed 1 to {MAX_BATCH_LIMIT}",
-                quoted(text)
+                "{} is not {what}: allowed {} to {}",
+                quoted(text),
+                range.start(),
+                range.end()
             )
         })
+}
+
+fn max_batch(text: &str) -> Result<u64, String> {
+    number_in(text, 1..=MAX_BATCH_LIMIT, "a batch size")
 }
 
 fn workers(text: &str) -> Result<usize, String> {
-    value::number(text)
-        .ok()
-        .filter(|n| (1..=1024).contains(n))
-        .map(|n| n as usize)
-        .ok_or_else(|| {
-            format!(
-                "{} is not a number of worker threads: allowed 1 to 1024",
-                quoted(text)
-            )
-        })
+    number_in(text, 1..=1024, "a number of worker threads").map(|n| n as usize)
 }
 
 fn shard_bits(text: &str) -> Result<u8, String> {
-    value::number(text)
-        .ok()
-        .filter(|n| (1..=16).contains(n))
+    number_in(text, 1..=16, "a number of shard bits")
         .map(|n| n as u8)
-        .ok_or_else(|| {
-            format!(
-                "{} is not a number of shard bits: allowed 1 to 16 (and at most the layout's node bits)",
-                quoted(text)
-            )
-        })
+        .map_err(|e| e + " (and at most the layout's node bits)")
 }
 
 fn lead_ticks(text: &str) -> Result<u64, String> {
-    value::number(text)
-        .ok()
-        .filter(|n| *n <= 1_000)
-        .ok_or_else(|| {
-            format!(
-                "{} is not a number of ticks: allowed 0 to 1000",
-                quoted(text)
-            )
-        })
+    number_in(text, 0..=1_000, "a number of ticks")
 }
 
 fn duration(text: &str) -> Result<Duration, String> {

@@ -29,15 +29,16 @@ use super::{Clock, TscClockBuilder};
 ///   ticker is a thread like any other).
 /// - **When the ticker is late**: every exact reading checks the age of the published one
 ///   (one more load, no system call); finding it older than two periods plus 1 ms, it
-///   publishes itself. A generator reads the exact clock for every 1,024th ID and whenever
-///   it would wait, so a starved ticker holds a busy generator's time back for at most about
-///   1,024 IDs.
+///   publishes itself. A generator reads the exact clock whenever it would wait, for the
+///   second state of every tick and for the states whose sequence is 0 or 1 modulo 1,024:
+///   a slow generator (one ID per tick) reads it for every ID, and a starved ticker holds
+///   a busy generator's time back for at most 1,022 IDs.
 /// - **This is a bound in readings, not in time.** The cheap path is one load and cannot
 ///   tell how old its value is without reading the time (an `rdtsc`, ~18 ns) or the process
 ///   (a system call, ~300 ns), which would cost it many times over what it saves. So if no
 ///   ticker publishes (below: after `fork()`), a caller that only ever takes cheap readings
-///   sees a frozen time until its next exact reading: a generator minting one ID a second
-///   can stamp up to 1,024 IDs (17 minutes) with it. Callers that need a bound in time use
+///   sees a frozen time until its next exact reading (for a generator, the rule above).
+///   Callers of the clock that need a bound in time use
 ///   `ticker(None)`, or call [`now_unix_nanos`](Clock::now_unix_nanos) now and then.
 ///
 /// # After `fork()`
@@ -48,7 +49,7 @@ use super::{Clock, TscClockBuilder};
 /// publishes its own, sees the process ID has changed and starts a ticker in the child;
 /// from then on the readings are as fresh as in the parent. Until that exact reading the
 /// child's cheap reading is the one frozen at the fork (the bound in readings above: for a
-/// generator at most about 1,024 IDs after the fork plus two periods and 1 ms). A child can
+/// generator at most 1,022 IDs after the fork plus two periods and 1 ms). A child can
 /// end that window at once with [`restart_ticker_if_forked`](Self::restart_ticker_if_forked)
 /// right after forking. (POSIX allows a multi-threaded process's child only async-signal-safe
 /// calls until it execs; starting the thread allocates and calls `pthread_create`, which

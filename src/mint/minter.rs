@@ -29,8 +29,8 @@ pub(crate) struct Minter<C> {
     own_tick: Option<OwnTick>,
     /// How IDs are packed from states, precomputed from the layout.
     packing: Packing,
-    /// States `s` with `s & refresh_mask == 0` read the exact clock (see
-    /// [`REFRESH_EVERY_BITS`]).
+    /// States `s` with `s & refresh_mask == 0` read the exact clock: sequence 0 or 1 modulo
+    /// 1,024 (see [`REFRESH_EVERY_BITS`]).
     refresh_mask: u64,
     /// The node (or host) its events name; set by the source that owns it.
     pub(crate) whose: events::Whose,
@@ -50,10 +50,13 @@ pub(crate) enum Blocked {
 /// A run of consecutive states `first..=last` taken by one successful attempt.
 pub(crate) type Run = (u64, u64);
 
-/// Every state whose low bits under this mask are zero takes an exact clock reading, even
-/// when the cheap one would do: the ticker that publishes the cheap reading can be delayed
-/// by a busy CPU, and this bounds how long a busy generator stamps that stale time (to about
-/// 1,024 IDs' worth) at the cost of one exact reading per 1,024 IDs.
+/// The states whose sequence is 0 or 1 modulo 1,024 take an exact clock reading, even when
+/// the cheap one would do: the ticker that publishes the cheap reading can be delayed by a
+/// busy CPU. Sequence 1 is every tick's second state, the next one of a minter that issued a
+/// tick's first: so a slow minter (one ID per tick, each a tick's first) reads the exact clock
+/// for every ID, and a busy one once per tick and once per 1,024 IDs, which bounds its stale
+/// stretch to 1,022 IDs. The mask is the low `REFRESH_EVERY_BITS` bits without bit 0, so the
+/// test stays one AND.
 const REFRESH_EVERY_BITS: u8 = 10;
 
 /// A run and the clock tick it was taken at.
@@ -74,7 +77,7 @@ impl<C: Clock> Minter<C> {
             continue_behind: rollback == Rollback::Continue,
             tolerance: tolerance_ticks(layout.unit_nanos()),
         };
-        let refresh_mask = (1_u64 << layout.sequence_bits().min(REFRESH_EVERY_BITS)) - 1;
+        let refresh_mask = ((1_u64 << layout.sequence_bits().min(REFRESH_EVERY_BITS)) - 1) & !1;
         let own_tick = u64::try_from(layout.tick_start_unix_nanos(0))
             .ok()
             .and_then(|origin| OwnTick::new(&rules, layout.unit_nanos(), origin, refresh_mask));
@@ -446,8 +449,9 @@ mod tests {
         Minter::new(layout, 0, None, rollback, clock)
     }
 
-    /// After one ID through the general path, the rest of the tick comes from the cached
-    /// window (the lease and thread-local hot path): each the general path's next state,
+    /// After the tick's first two IDs through the general path (the second is due for an
+    /// exact reading), the rest of the tick comes from the cached window (the lease and
+    /// thread-local hot path): each the general path's next state,
     /// packed with the owner's node, in both field orders (the sequence at bit 0, or above
     /// the node).
     #[test]
@@ -471,8 +475,18 @@ mod tests {
                 .expect("a fresh state mints");
             assert_eq!(noted, [cell.get()], "the general path reports its state");
             assert_eq!(first, m.id_of(cell.get(), node));
+            assert_eq!(
+                m.take_one_from_cache(&cell, &cache),
+                None,
+                "the tick's second state reads the exact clock"
+            );
+            let second = m
+                .take_one_cached(&cell, &cache, node, Duration::ZERO, |s| noted.push(s))
+                .expect("the tick has room");
+            assert_eq!(noted.len(), 2, "the general path reports its state");
+            assert_eq!(second.to_u64(), m.id_of(cell.get(), node).to_u64());
             let tick = layout.decode(first).ticks();
-            for k in 1..=20 {
+            for k in 2..=20 {
                 let id = m
                     .take_one_from_cache(&cell, &cache)
                     .expect("the tick's window was cached");
@@ -488,7 +502,8 @@ mod tests {
     }
 
     /// The shared generator's fast rule serves the state's own tick once the state is in
-    /// the clock's tick, and nothing before.
+    /// the clock's tick (from its third state: the second is due for an exact reading), and
+    /// nothing before.
     #[test]
     fn the_own_tick_rule_serves_the_state_s_tick() {
         let m = minter(
@@ -503,7 +518,13 @@ mod tests {
             "state 0 is not in the clock's tick"
         );
         let (first, _) = m.take(&cell, 1, Duration::ZERO).expect("mints");
-        for k in 1..=20 {
+        assert_eq!(
+            m.take_one_in_tick(&cell),
+            None,
+            "the tick's second state reads the exact clock"
+        );
+        assert_eq!(m.take(&cell, 1, Duration::ZERO), Ok((first + 1, first + 1)));
+        for k in 2..=20 {
             // The cell's CAS is `compare_exchange_weak`, which may fail spuriously (miri
             // makes it do so; so can LL/SC hardware): then nothing is taken and the caller
             // goes to the general path. Retry a bounded number of times.
@@ -524,72 +545,140 @@ mod tests {
         assert_eq!(crate::mint::cell::StateCell::get(&cell), first + 20);
     }
 
-    /// A clock whose cheap reading is stuck at `cheap` while the exact one reads `exact`:
-    /// a ticker that stopped.
+    /// A clock whose cheap reading is stuck at `cheap` while the exact one moves on: a
+    /// ticker that stopped.
     struct Stuck {
         cheap: u64,
-        exact: u64,
+        exact: std::sync::atomic::AtomicU64,
+    }
+
+    impl Stuck {
+        fn at(unix_nanos: u64) -> Stuck {
+            Stuck {
+                cheap: unix_nanos,
+                exact: unix_nanos.into(),
+            }
+        }
+
+        /// Moves the exact reading (only) `ms` milliseconds on.
+        fn advance_exact(&self, ms: u64) {
+            use std::sync::atomic::Ordering::Relaxed;
+            self.exact.fetch_add(ms * 1_000_000, Relaxed);
+        }
     }
 
     impl Clock for Stuck {
         fn now_unix_nanos(&self) -> u64 {
-            self.exact
+            self.exact.load(std::sync::atomic::Ordering::Relaxed)
         }
         fn recent_unix_nanos(&self) -> u64 {
             self.cheap
         }
     }
 
-    /// Every path stamps IDs with the cheap reading while no exact one is due, and takes an
-    /// exact reading for every 1,024th state: a stuck cheap reading holds a busy
-    /// generator's time back for exactly 1,024 IDs, then never again.
-    #[test]
-    fn a_stuck_cheap_reading_is_refreshed_every_1024_states() {
-        let layout = Layout::TWITTER;
-        let stale_tick = layout.tick_of_unix_nanos(NOW_MS * 1_000_000).unwrap();
-        let clock = || Stuck {
-            cheap: NOW_MS * 1_000_000,
-            exact: (NOW_MS + 5) * 1_000_000,
-        };
-        let per_refresh = 1_usize << REFRESH_EVERY_BITS;
-        let check = |path: &str, states: Vec<u64>| {
-            let ticks: Vec<u64> = states.iter().map(|s| s >> layout.sequence_bits()).collect();
-            let stale = ticks.iter().take_while(|&&t| t == stale_tick).count();
-            assert_eq!(
-                stale, per_refresh,
-                "{path}: IDs stamped by the stuck reading"
-            );
-            assert!(
-                ticks[stale..].iter().all(|&t| t == stale_tick + 5),
-                "{path}: after the exact reading, its tick"
-            );
-        };
-        for rollback in [Rollback::Wait, Rollback::Continue] {
-            let m = minter(layout, rollback, clock());
-            let shared = AtomicU64::new(0);
-            let general = (0..per_refresh + 100)
-                .map(|_| m.take(&shared, 1, Duration::ZERO).unwrap().0)
-                .collect();
-            check("general", general);
+    /// The three minting paths over one minter: the general one, the shared generator's
+    /// own-tick rule, and the owner's tick cache, each on a state of its own.
+    struct Paths<'c> {
+        m: Minter<&'c Stuck>,
+        shared: AtomicU64,
+        cell: Cell<u64>,
+        cache: TickCache,
+    }
 
-            let shared = AtomicU64::new(0);
-            let own = (0..per_refresh + 100)
-                .map(|_| {
-                    m.take_one_in_tick(&shared)
-                        .unwrap_or_else(|| m.take(&shared, 1, Duration::ZERO).unwrap().0)
-                })
-                .collect();
-            check("own tick", own);
+    impl Paths<'_> {
+        fn new(rollback: Rollback, clock: &Stuck) -> Paths<'_> {
+            Paths {
+                m: minter(Layout::TWITTER, rollback, clock),
+                shared: AtomicU64::new(0),
+                cell: Cell::new(0),
+                cache: TickCache::new(),
+            }
+        }
 
-            let (cell, cache) = (Cell::new(0), TickCache::new());
-            let cached = (0..per_refresh + 100)
-                .map(|_| {
-                    m.take_one_cached(&cell, &cache, 0, Duration::ZERO, |_| {})
+        /// One state through `path`.
+        fn mint(&self, path: &str) -> u64 {
+            let m = &self.m;
+            match path {
+                "general" => m.take(&self.shared, 1, Duration::ZERO).unwrap().0,
+                "own tick" => m
+                    .take_one_in_tick(&self.shared)
+                    .unwrap_or_else(|| m.take(&self.shared, 1, Duration::ZERO).unwrap().0),
+                _ => {
+                    m.take_one_cached(&self.cell, &self.cache, 0, Duration::ZERO, |_| {})
                         .unwrap();
-                    cell.get()
-                })
-                .collect();
-            check("cached", cached);
+                    self.cell.get()
+                }
+            }
+        }
+    }
+
+    const PATHS: [&str; 3] = ["general", "own tick", "cached"];
+
+    /// Every path stamps IDs with the cheap reading while no exact one is due, and reads the
+    /// exact clock for each state whose sequence is 0 or 1 modulo 1,024: a stuck cheap
+    /// reading holds a busy generator's time back for 1,022 IDs at most.
+    #[test]
+    fn a_stuck_cheap_reading_holds_a_busy_minter_back_for_1022_ids_at_most() {
+        let tick_of = |state: u64| state >> 12;
+        let stale_tick = Layout::TWITTER
+            .tick_of_unix_nanos(NOW_MS * 1_000_000)
+            .unwrap();
+        let per_refresh = 1_usize << REFRESH_EVERY_BITS;
+        for rollback in [Rollback::Wait, Rollback::Continue] {
+            for path in PATHS {
+                let clock = Stuck::at(NOW_MS * 1_000_000);
+                let p = Paths::new(rollback, &clock);
+                // Two IDs while the ticker runs: sequence 0 and 1 of the clock's tick.
+                let first_two = [p.mint(path), p.mint(path)];
+                assert_eq!(
+                    first_two,
+                    [stale_tick << 12, stale_tick << 12 | 1],
+                    "{path}"
+                );
+                // The ticker stops; the exact clock moves on 5 ms.
+                clock.advance_exact(5);
+                let busy: Vec<u64> = (0..per_refresh + 100).map(|_| p.mint(path)).collect();
+                let stale = busy
+                    .iter()
+                    .take_while(|&&s| tick_of(s) == stale_tick)
+                    .count();
+                assert_eq!(
+                    stale,
+                    per_refresh - 2,
+                    "{path} {rollback:?}: IDs stamped by the stuck reading (sequence 2 to 1,023)"
+                );
+                assert!(
+                    busy[stale..].iter().all(|&s| tick_of(s) == stale_tick + 5),
+                    "{path} {rollback:?}: after the exact reading, its tick"
+                );
+            }
+        }
+    }
+
+    /// A slow minter (one ID per tick, each a tick's first) reads the exact clock for every
+    /// ID, as the state after a tick's first is due for it: a stuck cheap reading never
+    /// holds its time back.
+    #[test]
+    fn a_slow_minter_stamps_every_id_with_the_exact_time() {
+        let tick = Layout::TWITTER
+            .tick_of_unix_nanos(NOW_MS * 1_000_000)
+            .unwrap();
+        for rollback in [Rollback::Wait, Rollback::Continue] {
+            for path in PATHS {
+                let clock = Stuck::at(NOW_MS * 1_000_000);
+                let p = Paths::new(rollback, &clock);
+                let mut want = tick;
+                assert_eq!(p.mint(path), want << 12, "{path}: the clock's tick");
+                for _ in 0..50 {
+                    clock.advance_exact(1);
+                    want += 1;
+                    assert_eq!(
+                        p.mint(path),
+                        want << 12,
+                        "{path} {rollback:?}: the exact tick, sequence 0"
+                    );
+                }
+            }
         }
     }
 

@@ -24,9 +24,9 @@ pub(crate) struct Minter<C> {
     pub(crate) max_wait: Duration,
     pub(crate) rollback: Rollback,
     pub(crate) clock: C,
-    /// The fast rule in the state's own tick for the shared generator; `None` when a tick's
-    /// end does not fit in u64 Unix nanoseconds (expiry after 2554).
-    own_tick: Option<OwnTick>,
+    /// The fast rule in the state's own tick for the shared generator; [`OwnTick::NEVER`]
+    /// when a tick's end does not fit in u64 Unix nanoseconds (expiry after 2554).
+    own_tick: OwnTick,
     /// How IDs are packed from states, precomputed from the layout.
     packing: Packing,
     /// States `s` with `s & refresh_mask == 0` read the exact clock: sequence 0 or 1 modulo
@@ -79,8 +79,9 @@ impl<C: Clock> Minter<C> {
         };
         let refresh_mask = ((1_u64 << layout.sequence_bits().min(REFRESH_EVERY_BITS)) - 1) & !1;
         let own_tick = u64::try_from(layout.tick_start_unix_nanos(0))
-            .ok()
-            .and_then(|origin| OwnTick::new(&rules, layout.unit_nanos(), origin, refresh_mask));
+            .map_or(OwnTick::NEVER, |origin| {
+                OwnTick::new(&rules, layout.unit_nanos(), origin, refresh_mask)
+            });
         Minter {
             rules,
             max_wait: max_wait.unwrap_or_else(|| layout.unit().max(Duration::from_secs(1))),
@@ -134,10 +135,9 @@ impl<C: Clock> Minter<C> {
     /// race, with back-off).
     #[inline(always)]
     pub(crate) fn take_one_in_tick<S: StateCell>(&self, cell: &S) -> Option<u64> {
-        let own_tick = self.own_tick.as_ref()?;
         let now = self.clock.recent_unix_nanos();
         let current = cell.get();
-        let next = own_tick.next(current, now)?;
+        let next = self.own_tick.next(current, now)?;
         cell.replace(current, next).ok()?;
         Some(next)
     }
@@ -198,14 +198,7 @@ impl<C: Clock> Minter<C> {
     /// The fast-rule window of `tick`, which starts at `start` nanoseconds.
     #[inline(always)]
     fn window(&self, tick: u64, start: u64) -> Option<TickWindow> {
-        TickWindow::of_tick(
-            tick,
-            start,
-            self.layout.unit_nanos(),
-            // Tick 0 starts at the epoch, or on the Unix grid up to a unit before it.
-            self.layout.tick_start_unix_nanos(0) as u64,
-            &self.rules,
-        )
+        TickWindow::of_tick(tick, start, self.layout.unit_nanos(), &self.rules)
     }
 
     #[cold]
@@ -277,6 +270,17 @@ impl<C: Clock> Minter<C> {
         let mut doublings = 0;
         loop {
             match step(current, now, n, &self.rules) {
+                // Issuing past the lead ahead of a cheap reading (a policy that keeps minting
+                // while the clock is behind): the cheap reading may only lag, so ask the
+                // exact clock before treating it as a clock that stepped back.
+                Step::Issue { first, .. }
+                    if !exact
+                        && first >> self.rules.sequence_bits
+                            > now.saturating_add(self.rules.lead) =>
+                {
+                    exact = true;
+                    (now_nanos, now) = self.read_clock(&mut exact)?;
+                }
                 Step::Issue { first, last } => match cell.replace(current, last) {
                     Ok(()) => return Ok((first, last, now)),
                     Err(actual) => {
@@ -400,6 +404,8 @@ pub(crate) struct Packing {
     usual: bool,
     /// The sequence bits of a state.
     sequence_mask: u64,
+    /// The time bits of a state: `!sequence_mask`, kept to save the NOT on the hot path.
+    time_mask: u64,
     /// The node's width: how far the time moves up from the state to the ID.
     node_bits: u8,
 }
@@ -412,6 +418,7 @@ impl Packing {
                 && layout.time_shift() == layout.node_bits() + s
                 && s < 64,
             sequence_mask: layout.max_sequence(),
+            time_mask: !layout.max_sequence(),
             node_bits: layout.node_bits(),
         }
     }
@@ -420,9 +427,7 @@ impl Packing {
     #[inline(always)]
     pub(crate) fn id_of_state(&self, state: u64, node_in_place: u64, layout: &Layout) -> u64 {
         if self.usual {
-            (state & !self.sequence_mask) << self.node_bits
-                | state & self.sequence_mask
-                | node_in_place
+            (state & self.time_mask) << self.node_bits | state & self.sequence_mask | node_in_place
         } else {
             layout.id_of_state(state, node_in_place)
         }
@@ -677,6 +682,38 @@ mod tests {
                         want << 12,
                         "{path} {rollback:?}: the exact tick, sequence 0"
                     );
+                }
+            }
+        }
+    }
+
+    /// A cheap reading behind the state's tick (it lags an exact reading that moved the
+    /// state on) is checked against the exact clock on every path and under both policies,
+    /// so `Rollback::Continue` does not keep minting in an old tick for a clock that only
+    /// looked behind.
+    #[test]
+    fn a_cheap_reading_behind_the_state_is_checked_against_the_exact_clock() {
+        let tick = Layout::TWITTER
+            .tick_of_unix_nanos(NOW_MS * 1_000_000)
+            .unwrap();
+        for rollback in [Rollback::Wait, Rollback::Continue] {
+            for path in PATHS {
+                let clock = Stuck::at(NOW_MS * 1_000_000);
+                let p = Paths::new(rollback, &clock);
+                clock.advance_exact(5);
+                // The first two states read the exact clock: 5 ms past the cheap one.
+                assert_eq!(
+                    [p.mint(path), p.mint(path)],
+                    [(tick + 5) << 12, (tick + 5) << 12 | 1]
+                );
+                for k in 6..20 {
+                    clock.advance_exact(1);
+                    assert_eq!(
+                        p.mint(path),
+                        (tick + k) << 12,
+                        "{path} {rollback:?}: the exact clock's tick, not the state's"
+                    );
+                    assert_eq!(p.mint(path), (tick + k) << 12 | 1, "{path} {rollback:?}");
                 }
             }
         }

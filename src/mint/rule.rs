@@ -112,12 +112,15 @@ pub(crate) fn last_of_tick(state: u64, sequence_bits: u8) -> u64 {
 
 /// The clock readings (nanoseconds) that one tick serves without the general path, and the
 /// states it spans: the fast rule, for a reading already known to fall in the tick.
+///
+/// It serves readings inside the tick only. A reading behind the state's tick (a clock
+/// stepped back, or a cheap reading lagging the exact one that moved the state on) goes to
+/// the general path, which asks the exact clock before applying the rollback policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct TickWindow {
-    /// The earliest reading served: the tick's start, or the first tick's when readings
-    /// behind the tick may keep minting in it ([`Rollback::Continue`](super::rollback::Rollback)).
-    pub(crate) lower: u64,
-    /// Readings in `lower..lower + span` are served: up to the tick's end. 0 serves none.
+    /// The tick's start: the earliest reading served.
+    pub(crate) start: u64,
+    /// Readings in `start..start + span` are served: up to the tick's end. 0 serves none.
     pub(crate) span: u64,
     /// `tick << sequence_bits`: the tick's first state.
     pub(crate) floor: u64,
@@ -128,32 +131,23 @@ pub(crate) struct TickWindow {
 impl TickWindow {
     /// A window that serves no reading.
     pub(crate) const EMPTY: TickWindow = TickWindow {
-        lower: 0,
+        start: 0,
         span: 0,
         floor: 0,
         limit: 0,
     };
 
-    /// The window of `tick`, which starts at `start` nanoseconds (Unix) and lasts `unit`,
-    /// for a layout whose first tick starts at `origin` nanoseconds; `None` if the tick's end
-    /// state or end time does not fit in 64 bits (the general path serves those).
+    /// The window of `tick`, which starts at `start` nanoseconds (Unix) and lasts `unit`;
+    /// `None` if the tick's end state or end time does not fit in 64 bits (the general path
+    /// serves those).
     #[inline]
-    pub(crate) fn of_tick(
-        tick: u64,
-        start: u64,
-        unit: u64,
-        origin: u64,
-        rules: &Rules,
-    ) -> Option<TickWindow> {
+    pub(crate) fn of_tick(tick: u64, start: u64, unit: u64, rules: &Rules) -> Option<TickWindow> {
         let floor = tick.checked_shl(rules.sequence_bits.into())?;
         let limit = tick_end(floor, rules.sequence_bits)?;
-        let end = start.checked_add(unit)?;
-        // Under Continue, `step` keeps minting in the last tick for any reading behind it (back
-        // to the first tick; before it is an error), but only while the tick is the state's.
-        let lower = if rules.continue_behind { origin } else { start };
+        start.checked_add(unit)?;
         Some(TickWindow {
-            lower,
-            span: end - lower,
+            start,
+            span: unit,
             floor,
             limit,
         })
@@ -166,13 +160,15 @@ impl TickWindow {
     ///
     /// `state` must be at least `floor` (the window's tick has been issued in): a window is
     /// only ever built for the state's own tick, or cached after issuing in it.
+    /// `refresh_mask` lies within the sequence bits, so the wrap of `u64::MAX` (to 0) and a
+    /// carry out of the tick (to `limit`) are refused by it as well.
     #[inline(always)]
     pub(crate) fn next(&self, state: u64, now: u64, refresh_mask: u64) -> Option<u64> {
         debug_assert!(state >= self.floor || self.span == 0);
-        if now.wrapping_sub(self.lower) >= self.span {
+        if now.wrapping_sub(self.start) >= self.span {
             return None;
         }
-        let next = state.checked_add(1)?;
+        let next = state.wrapping_add(1);
         if next >= self.limit || next & refresh_mask == 0 {
             return None;
         }
@@ -193,36 +189,47 @@ pub(crate) struct OwnTick {
     unit: u64,
     /// Where tick 0 starts, in clock nanoseconds.
     origin: u64,
-    continue_behind: bool,
     /// As in [`TickWindow::next`]; within the sequence bits, so `next & refresh_mask == 0`
-    /// also covers a state at the end of its tick and the wrap of `u64::MAX`.
+    /// also covers a state at the end of its tick and the wrap of `u64::MAX`. 0 serves
+    /// nothing ([`NEVER`](Self::NEVER)).
     refresh_mask: u64,
 }
 
 impl OwnTick {
-    /// The rule for `rules` with ticks of `unit` nanoseconds from `origin`; `None` if the
+    /// The rule that serves nothing: every state goes to the general path.
+    pub(crate) const NEVER: OwnTick = OwnTick {
+        sequence_bits: 0,
+        max_tick: 0,
+        unit: 0,
+        origin: 0,
+        refresh_mask: 0,
+    };
+
+    /// The rule for `rules` with ticks of `unit` nanoseconds from `origin`; [`NEVER`] if the
     /// last tick's end does not fit in u64 nanoseconds (the general path serves all then),
     /// or `refresh_mask` reaches past the sequence bits.
-    pub(crate) fn new(rules: &Rules, unit: u64, origin: u64, refresh_mask: u64) -> Option<OwnTick> {
+    ///
+    /// [`NEVER`]: Self::NEVER
+    pub(crate) fn new(rules: &Rules, unit: u64, origin: u64, refresh_mask: u64) -> OwnTick {
         let sequence_mask = u64::MAX
             .checked_shr(64 - u32::from(rules.sequence_bits))
             .unwrap_or(0);
-        if refresh_mask & !sequence_mask != 0 {
-            return None;
-        }
-        rules
+        let fits = rules
             .max_tick
-            .checked_add(1)?
-            .checked_mul(unit)?
-            .checked_add(origin)?;
-        Some(OwnTick {
+            .checked_add(1)
+            .and_then(|ticks| ticks.checked_mul(unit))
+            .and_then(|end| end.checked_add(origin))
+            .is_some();
+        if refresh_mask & !sequence_mask != 0 || !fits {
+            return OwnTick::NEVER;
+        }
+        OwnTick {
             sequence_bits: rules.sequence_bits,
             max_tick: rules.max_tick,
             unit,
             origin,
-            continue_behind: rules.continue_behind,
             refresh_mask,
-        })
+        }
     }
 
     /// The state after `state` for a reading `now` (nanoseconds), if the window of `state`'s
@@ -240,15 +247,8 @@ impl OwnTick {
             return None;
         }
         // No overflow: every tick's end fits in u64 (checked in `new`).
-        let start = tick * self.unit;
-        // Nanoseconds since tick 0; a reading before it wraps past every tick's end.
-        let since = now.wrapping_sub(self.origin);
-        let served = if self.continue_behind {
-            since < start + self.unit
-        } else {
-            since.wrapping_sub(start) < self.unit
-        };
-        served.then_some(next)
+        let start = tick * self.unit + self.origin;
+        (now.wrapping_sub(start) < self.unit).then_some(next)
     }
 }
 
@@ -490,11 +490,12 @@ mod tests {
     /// Checks every window of `r`'s ticks; returns how many readings they served.
     fn check_windows(r: &Rules, unit: u64, epoch: u64, mask: u64) -> u64 {
         let s = r.sequence_bits;
-        let own = OwnTick::new(r, unit, epoch, mask).expect("the test's ticks end below 2^64");
+        let own = OwnTick::new(r, unit, epoch, mask);
+        assert_ne!(own, OwnTick::NEVER, "the test's ticks end below 2^64");
         let mut served = 0_u64;
         for tick in 0..=r.max_tick {
             let start = epoch + tick * unit;
-            let Some(w) = TickWindow::of_tick(tick, start, unit, epoch, r) else {
+            let Some(w) = TickWindow::of_tick(tick, start, unit, r) else {
                 assert!(
                     tick_end(tick << s, s).is_none(),
                     "only the last tick of 2^64 states may lack a window"

@@ -1,6 +1,6 @@
 //! The one place that names loom: the generator's shared state, the shard slots, the fence's
-//! window and locks, and the manual clock import their atomics, locks and spin hints from
-//! here, so `RUSTFLAGS="--cfg loom"` swaps in loom's model-checked versions without touching
+//! window and locks, the manual clock and the thread-local shard registry import their
+//! atomics, locks, spin hints and thread-locals from here, so `RUSTFLAGS="--cfg loom"` swaps in loom's model-checked versions without touching
 //! the algorithm.
 
 #[cfg(loom)]
@@ -32,22 +32,85 @@ pub(crate) use loom::sync::{atomic::AtomicBool, Mutex, MutexGuard};
 #[cfg(not(loom))]
 pub(crate) use std::sync::{atomic::AtomicBool, Mutex, MutexGuard};
 
-/// A thread-local with a `const` initializer: std's const form (no lazy-init check on each
-/// access), or loom's per-model-thread form.
+/// What a thread-local made with [`exiting_thread_local`] does when its thread ends.
+pub(crate) trait ThreadExit {
+    /// Hands back what the thread held; the value stays readable (and empty) afterwards.
+    fn thread_exit(&self);
+}
+
+/// A thread-local with a `const` initializer whose type has no drop glue, so that std reads
+/// it with no liveness check (a plain `#[thread_local]` static that outlives every
+/// destructor); its [`ThreadExit::thread_exit`] runs at thread exit once
+/// [`arm_thread_exit`] was called on the thread.
 #[cfg(not(loom))]
-macro_rules! const_thread_local {
+macro_rules! exiting_thread_local {
     ($vis:vis static $name:ident: $t:ty = $init:expr;) => {
         std::thread_local! { $vis static $name: $t = const { $init }; }
     };
 }
 
-/// A thread-local with a `const` initializer: std's const form (no lazy-init check on each
-/// access), or loom's per-model-thread form.
+/// Under loom, a thread-local whose value calls [`ThreadExit::thread_exit`] when dropped:
+/// loom tears down all of a thread's thread-locals before dropping any, so a hook in
+/// another thread-local could not reach it.
 #[cfg(loom)]
-macro_rules! const_thread_local {
+macro_rules! exiting_thread_local {
     ($vis:vis static $name:ident: $t:ty = $init:expr;) => {
-        loom::thread_local! { $vis static $name: $t = $init; }
+        loom::thread_local! {
+            $vis static $name: $crate::sync::ExitOnDrop<$t> = $crate::sync::ExitOnDrop($init);
+        }
     };
 }
 
-pub(crate) use const_thread_local;
+pub(crate) use exiting_thread_local;
+
+/// Calls the thread's exit hook when std destroys it at thread exit.
+#[cfg(not(loom))]
+struct ExitHook(core::cell::Cell<Option<fn()>>);
+
+#[cfg(not(loom))]
+impl Drop for ExitHook {
+    fn drop(&mut self) {
+        if let Some(hook) = self.0.get() {
+            hook();
+        }
+    }
+}
+
+#[cfg(not(loom))]
+std::thread_local! {
+    static EXIT_HOOK: ExitHook = const { ExitHook(core::cell::Cell::new(None)) };
+}
+
+/// Makes `hook` run when this thread ends (one hook per thread: the shard registry's).
+/// `false` if the thread is already ending: then nothing that needs handing back may be
+/// taken.
+#[cfg(not(loom))]
+pub(crate) fn arm_thread_exit(hook: fn()) -> bool {
+    EXIT_HOOK.try_with(|h| h.0.set(Some(hook))).is_ok()
+}
+
+/// Under loom the value's own drop runs the hook ([`ExitOnDrop`]): nothing to arm.
+#[cfg(loom)]
+pub(crate) fn arm_thread_exit(_hook: fn()) -> bool {
+    true
+}
+
+/// A loom thread-local's value that runs [`ThreadExit::thread_exit`] when dropped.
+#[cfg(loom)]
+pub(crate) struct ExitOnDrop<T: ThreadExit>(pub(crate) T);
+
+#[cfg(loom)]
+impl<T: ThreadExit> Drop for ExitOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.thread_exit();
+    }
+}
+
+#[cfg(loom)]
+impl<T: ThreadExit> core::ops::Deref for ExitOnDrop<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}

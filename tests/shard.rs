@@ -64,6 +64,100 @@ fn a_thread_that_exits_hands_its_shard_back_with_its_state() {
     assert!(seen.insert(lease.next_id().unwrap()));
 }
 
+/// A generator and where to send what is minted from it.
+type MintAndSend = (
+    Arc<ShardedGenerator<ManualClock>>,
+    std::sync::mpsc::Sender<Vec<Id>>,
+);
+
+/// Mints 300 IDs from its generator when the thread's thread-locals are destroyed, and
+/// sends them back.
+struct MintOnExit {
+    gen: std::cell::RefCell<Option<MintAndSend>>,
+}
+
+impl Drop for MintOnExit {
+    fn drop(&mut self) {
+        if let Some((gen, sent)) = self.gen.borrow_mut().take() {
+            let ids = (0..300).map(|_| gen.next_id().unwrap()).collect();
+            sent.send(ids).unwrap();
+        }
+    }
+}
+
+thread_local! {
+    static MINT_ON_EXIT: MintOnExit = const {
+        MintOnExit {
+            gen: std::cell::RefCell::new(None),
+        }
+    };
+}
+
+/// A thread-local destructor that mints through a sharded generator, before or after the
+/// thread's shard registry is handed back: its IDs repeat nothing, and the thread leaves
+/// no shard taken (the next thread gets the one exclusive shard).
+#[test]
+fn minting_from_a_thread_local_destructor_repeats_nothing_and_keeps_no_shard() {
+    for destructor_first in [false, true] {
+        let gen = Arc::new(
+            ShardedGenerator::builder(Layout::TWITTER)
+                .shard_bits(1)
+                .clock(frozen())
+                .build()
+                .unwrap(),
+        );
+        let (sent, received) = std::sync::mpsc::channel();
+        let g = Arc::clone(&gen);
+        let ids = std::thread::spawn(move || {
+            let arm = || {
+                MINT_ON_EXIT.with(|m| *m.gen.borrow_mut() = Some((Arc::clone(&g), sent.clone())))
+            };
+            // std destroys thread-locals in the reverse order of their first use: armed
+            // before the first ID, the destructor runs after the registry's exit.
+            if !destructor_first {
+                arm();
+            }
+            let ids: Vec<Id> = (0..500).map(|_| g.next_id().unwrap()).collect();
+            if destructor_first {
+                arm();
+            }
+            ids
+        })
+        .join()
+        .unwrap();
+        let late = received.recv().expect("the destructor minted");
+        // After the registry's exit the thread takes no shard: the overflow shard (1).
+        let want_node = if destructor_first { 0 } else { 1 };
+        assert!(
+            late.iter().all(|&id| node_of(id) == want_node),
+            "destructor first: {destructor_first}: minted on shard {}",
+            node_of(late[0])
+        );
+        let mut seen = HashSet::new();
+        for id in ids.into_iter().chain(late) {
+            assert!(
+                seen.insert(id),
+                "repeated {id} (destructor first: {destructor_first})"
+            );
+        }
+        let g = Arc::clone(&gen);
+        let after = std::thread::spawn(move || {
+            let ids: Vec<Id> = (0..500).map(|_| g.next_id().unwrap()).collect();
+            (g.local_shard(), ids)
+        })
+        .join()
+        .unwrap();
+        assert_eq!(
+            after.0,
+            Some(0),
+            "the exclusive shard was handed back (destructor first: {destructor_first})"
+        );
+        for id in after.1 {
+            assert!(seen.insert(id), "a later thread repeated {id}");
+        }
+    }
+}
+
 #[test]
 fn threads_beyond_the_shards_mint_on_the_overflow_shard() {
     let gen = ShardedGenerator::builder(Layout::TWITTER)

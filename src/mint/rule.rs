@@ -112,15 +112,12 @@ pub(crate) fn last_of_tick(state: u64, sequence_bits: u8) -> u64 {
 
 /// The clock readings (nanoseconds) that one tick serves without the general path, and the
 /// states it spans: the fast rule, for a reading already known to fall in the tick.
-///
-/// It serves readings inside the tick only. A reading behind the state's tick (a clock
-/// stepped back, or a cheap reading lagging the exact one that moved the state on) goes to
-/// the general path, which asks the exact clock before applying the rollback policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct TickWindow {
-    /// The tick's start: the earliest reading served.
-    pub(crate) start: u64,
-    /// Readings in `start..start + span` are served: up to the tick's end. 0 serves none.
+    /// The earliest reading served: the tick's start, or the first tick's when readings
+    /// behind the tick may keep minting in it ([`Rollback::Continue`](super::rollback::Rollback)).
+    pub(crate) lower: u64,
+    /// Readings in `lower..lower + span` are served: up to the tick's end. 0 serves none.
     pub(crate) span: u64,
     /// `tick << sequence_bits`: the tick's first state.
     pub(crate) floor: u64,
@@ -131,23 +128,33 @@ pub(crate) struct TickWindow {
 impl TickWindow {
     /// A window that serves no reading.
     pub(crate) const EMPTY: TickWindow = TickWindow {
-        start: 0,
+        lower: 0,
         span: 0,
         floor: 0,
         limit: 0,
     };
 
-    /// The window of `tick`, which starts at `start` nanoseconds (Unix) and lasts `unit`;
-    /// `None` if the tick's end state or end time does not fit in 64 bits (the general path
-    /// serves those).
+    /// The window of `tick`, which starts at `start` nanoseconds (Unix) and lasts `unit`,
+    /// for a layout whose first tick starts at `origin` nanoseconds; `None` if the tick's end
+    /// state or end time does not fit in 64 bits (the general path serves those).
     #[inline]
-    pub(crate) fn of_tick(tick: u64, start: u64, unit: u64, rules: &Rules) -> Option<TickWindow> {
+    pub(crate) fn of_tick(
+        tick: u64,
+        start: u64,
+        unit: u64,
+        origin: u64,
+        rules: &Rules,
+    ) -> Option<TickWindow> {
         let floor = tick.checked_shl(rules.sequence_bits.into())?;
         let limit = tick_end(floor, rules.sequence_bits)?;
-        start.checked_add(unit)?;
+        let end = start.checked_add(unit)?;
+        // Under Continue, `step` keeps minting in the last tick for any reading behind it (back
+        // to the first tick; before it is an error), but only while the tick is the state's:
+        // a cheap reading lagging the exact one that moved the state on is served here.
+        let lower = if rules.continue_behind { origin } else { start };
         Some(TickWindow {
-            start,
-            span: unit,
+            lower,
+            span: end - lower,
             floor,
             limit,
         })
@@ -165,7 +172,7 @@ impl TickWindow {
     #[inline(always)]
     pub(crate) fn next(&self, state: u64, now: u64, refresh_mask: u64) -> Option<u64> {
         debug_assert!(state >= self.floor || self.span == 0);
-        if now.wrapping_sub(self.start) >= self.span {
+        if now.wrapping_sub(self.lower) >= self.span {
             return None;
         }
         let next = state.wrapping_add(1);
@@ -189,6 +196,7 @@ pub(crate) struct OwnTick {
     unit: u64,
     /// Where tick 0 starts, in clock nanoseconds.
     origin: u64,
+    continue_behind: bool,
     /// As in [`TickWindow::next`]; within the sequence bits, so `next & refresh_mask == 0`
     /// also covers a state at the end of its tick and the wrap of `u64::MAX`. 0 serves
     /// nothing ([`NEVER`](Self::NEVER)).
@@ -202,6 +210,7 @@ impl OwnTick {
         max_tick: 0,
         unit: 0,
         origin: 0,
+        continue_behind: false,
         refresh_mask: 0,
     };
 
@@ -228,6 +237,7 @@ impl OwnTick {
             max_tick: rules.max_tick,
             unit,
             origin,
+            continue_behind: rules.continue_behind,
             refresh_mask,
         }
     }
@@ -247,8 +257,15 @@ impl OwnTick {
             return None;
         }
         // No overflow: every tick's end fits in u64 (checked in `new`).
-        let start = tick * self.unit + self.origin;
-        (now.wrapping_sub(start) < self.unit).then_some(next)
+        let start = tick * self.unit;
+        // Nanoseconds since tick 0; a reading before it wraps past every tick's end.
+        let since = now.wrapping_sub(self.origin);
+        let served = if self.continue_behind {
+            since < start + self.unit
+        } else {
+            since.wrapping_sub(start) < self.unit
+        };
+        served.then_some(next)
     }
 }
 
@@ -495,7 +512,7 @@ mod tests {
         let mut served = 0_u64;
         for tick in 0..=r.max_tick {
             let start = epoch + tick * unit;
-            let Some(w) = TickWindow::of_tick(tick, start, unit, r) else {
+            let Some(w) = TickWindow::of_tick(tick, start, unit, epoch, r) else {
                 assert!(
                     tick_end(tick << s, s).is_none(),
                     "only the last tick of 2^64 states may lack a window"

@@ -2,8 +2,9 @@
 //! within that tick without dividing the clock reading.
 //!
 //! An owner of its state (a shard lease) remembers the window of the tick it last minted in
-//! and the ID bits of that tick and its node, so the next ID is the window's fast rule and an
-//! OR. The rule itself is [`TickWindow::next`], the one `step` is checked against.
+//! and what turns a state of that tick into its ID, so the next ID is the window's fast rule,
+//! a shift and an add. The rule itself is [`TickWindow::next`], the one `step` is checked
+//! against.
 
 use core::cell::Cell;
 
@@ -13,15 +14,16 @@ use super::rule::TickWindow;
 #[derive(Debug)]
 pub(crate) struct TickCache {
     window: Cell<TickWindow>,
-    /// The ID bits of the tick and the node.
-    id_base: Cell<u64>,
+    /// The ID of a state `s` of the window's tick is `(s << sequence_shift) + id_offset`
+    /// (wrapping): the tick's first ID, less its first state moved to the sequence field.
+    id_offset: Cell<u64>,
 }
 
 impl TickCache {
     pub(crate) const fn new() -> TickCache {
         TickCache {
             window: Cell::new(TickWindow::EMPTY),
-            id_base: Cell::new(0),
+            id_offset: Cell::new(0),
         }
     }
 
@@ -36,23 +38,28 @@ impl TickCache {
         sequence_shift: u8,
         refresh_mask: u64,
     ) -> Option<(u64, u64)> {
-        let w = self.window.get();
-        let next = w.next(state, now, refresh_mask)?;
+        let next = self.window.get().next(state, now, refresh_mask)?;
         Some((
             next,
-            self.id_base.get() | (next - w.floor) << sequence_shift,
+            (next << sequence_shift).wrapping_add(self.id_offset.get()),
         ))
     }
 
     /// Takes on `other`'s window and ID bits.
     pub(crate) fn copy_from(&self, other: &TickCache) {
         self.window.set(other.window.get());
-        self.id_base.set(other.id_base.get());
+        self.id_offset.set(other.id_offset.get());
     }
 
-    /// Remembers the window of the tick just minted in, and the ID bits of its first state.
-    pub(crate) fn fill(&self, window: TickWindow, id_base: u64) {
+    /// Remembers the window of the tick just minted in, and the ID of its first state,
+    /// whose sequence field (at `sequence_shift`) is zero.
+    ///
+    /// The ID of a later state `s` of the tick is `first_id | (s - floor) << shift`; the
+    /// OR adds bits into the zero sequence field, so it is `first_id + (s << shift) -
+    /// (floor << shift)`, and shifts distribute over wrapping differences.
+    pub(crate) fn fill(&self, window: TickWindow, first_id: u64, sequence_shift: u8) {
         self.window.set(window);
-        self.id_base.set(id_base);
+        self.id_offset
+            .set(first_id.wrapping_sub(window.floor << sequence_shift));
     }
 }

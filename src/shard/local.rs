@@ -2,11 +2,12 @@
 //! one hold per generator, taken on first use and handed back when the thread exits.
 
 use core::cell::{Cell, RefCell};
+use core::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use super::slots::{Hold, Slots};
 use crate::mint::tick_cache::TickCache;
-use crate::sync::const_thread_local;
+use crate::sync::{arm_thread_exit, exiting_thread_local, ThreadExit};
 
 /// Mints through the overflow shard this many times before trying again for an exclusive
 /// shard: often enough to pick up shards freed by exiting threads, rarely enough that the
@@ -35,9 +36,13 @@ struct Entry {
 
 /// One thread's shards: an entry per generator it minted through, and a copy of the
 /// exclusive shard it used last, which the hot path reaches with no borrow and no search.
+///
+/// It has no drop glue, so std reads the thread-local with no liveness check on the hot
+/// path; [`ThreadExit::thread_exit`] empties it when the thread ends (armed by
+/// [`lookup_slow`] before it takes a shard).
 struct Registry {
     hot: Hot,
-    entries: RefCell<Vec<Entry>>,
+    entries: ManuallyDrop<RefCell<Vec<Entry>>>,
 }
 
 /// The state and tick window of one exclusive shard this thread holds, moved here for the
@@ -53,20 +58,21 @@ struct Hot {
     cache: TickCache,
 }
 
-const_thread_local! {
+exiting_thread_local! {
     static LOCAL: Registry = Registry {
         hot: Hot {
             owner: Cell::new(0),
             state: Cell::new(0),
             cache: TickCache::new(),
         },
-        entries: RefCell::new(Vec::new()),
+        entries: ManuallyDrop::new(RefCell::new(Vec::new())),
     };
 }
 
-/// The identity of a generator's slots in [`Hot::owner`].
+/// The identity of a generator's slots in [`Hot::owner`]; a generator keeps its own to
+/// hand to [`with_own`].
 #[inline(always)]
-fn key(slots: &Arc<Slots>) -> usize {
+pub(crate) fn key(slots: &Arc<Slots>) -> usize {
     Arc::as_ptr(slots) as usize
 }
 
@@ -104,26 +110,33 @@ impl Registry {
     }
 }
 
-impl Drop for Registry {
-    /// The thread is ending: the hot copy goes back to its hold before the holds hand
-    /// their shards back.
-    fn drop(&mut self) {
-        let entries = self.entries.borrow();
-        self.flush(&entries);
+impl ThreadExit for Registry {
+    /// The thread is ending: the hot copy goes back to its hold, then the holds hand their
+    /// shards back (dropping the entries; the empty vector left allocates nothing).
+    fn thread_exit(&self) {
+        if let Ok(mut entries) = self.entries.try_borrow_mut() {
+            self.flush(&entries);
+            drop(core::mem::take(&mut *entries));
+        }
     }
 }
 
-/// `f` on the hot copy of this thread's own shard of the generator owning `slots`, if the
-/// shard is the one this thread used last: no borrow, no search, nothing taken or
-/// allocated. The hot path; everything else goes through [`with`].
+/// The exit hook [`lookup_slow`] arms.
+fn exit_hook() {
+    let _ = LOCAL.try_with(|local| local.thread_exit());
+}
+
+/// `f` on the hot copy of this thread's own shard of the generator whose slots have
+/// [`key`] `slots_key`, if the shard is the one this thread used last: no borrow, no
+/// search, nothing taken or allocated. The hot path; everything else goes through [`with`].
 #[inline(always)]
 pub(crate) fn with_own(
-    slots: &Arc<Slots>,
+    slots_key: usize,
     f: impl FnOnce(&Cell<u64>, &TickCache) -> Option<u64>,
 ) -> Option<u64> {
     LOCAL
         .try_with(|local| {
-            if local.hot.owner.get() != key(slots) {
+            if local.hot.owner.get() != slots_key {
                 return None;
             }
             f(&local.hot.state, &local.hot.cache)
@@ -193,6 +206,11 @@ fn lookup_slow<R>(
     slots: &Arc<Slots>,
     f: &mut impl FnMut(Shard<'_>) -> R,
 ) -> Option<R> {
+    // A thread whose exit hook can no longer run (it is ending) takes nothing to hand back:
+    // it mints on the overflow shard.
+    if !arm_thread_exit(exit_hook) {
+        return None;
+    }
     let mut entries = local.entries.try_borrow_mut().ok()?;
     // Before entries are removed or their holds replaced, their states are in them.
     local.flush(&entries);

@@ -75,6 +75,8 @@ pub struct ShardedGenerator<C = TscClock> {
 pub(crate) struct Shared<C> {
     pub(crate) minter: Minter<C>,
     pub(crate) slots: Arc<Slots>,
+    /// `local::key(&slots)`, kept beside the minter for the thread-local hot path.
+    slots_key: usize,
     host: u64,
     shard_bits: u8,
 }
@@ -128,10 +130,12 @@ impl<C: Clock> ShardedGenerator<C> {
             layout.sequence_bits(),
         );
         minter.whose.host = Some(host);
+        let slots = Arc::new(slots);
         Ok(ShardedGenerator {
             shared: Arc::new(Shared {
                 minter,
-                slots: Arc::new(slots),
+                slots_key: local::key(&slots),
+                slots,
                 host,
                 shard_bits,
             }),
@@ -153,7 +157,7 @@ impl<C: Clock> ShardedGenerator<C> {
     #[inline(always)]
     pub fn next_id(&self) -> Result<Id, MintError> {
         let m = &self.shared.minter;
-        match local::with_own(&self.shared.slots, |state, cache| {
+        match local::with_own(self.shared.slots_key, |state, cache| {
             m.take_one_from_cache(state, cache)
         }) {
             Some(id) => Ok(Id::from_u64(id)),
@@ -171,7 +175,7 @@ impl<C: Clock> ShardedGenerator<C> {
     #[inline]
     pub fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
         let m = &self.shared.minter;
-        match local::with_own(&self.shared.slots, |state, cache| {
+        match local::with_own(self.shared.slots_key, |state, cache| {
             m.take_one_from_cache(state, cache)
         }) {
             Some(id) => Ok(Id::from_u64(id)),

@@ -112,8 +112,11 @@ impl<C: Clock> Generator<C> {
     /// ```
     #[inline(always)]
     pub fn next_id(&self) -> Result<Id, MintError> {
-        match self.minter.take_one_in_tick(&*self.state) {
-            Some(state) => Ok(self.minter.id_of(state, self.node_in_place)),
+        match self
+            .minter
+            .take_one_in_tick(&*self.state, self.node_in_place)
+        {
+            Some(id) => Ok(id),
             None => self.next_id_general(),
         }
     }
@@ -143,8 +146,11 @@ impl<C: Clock> Generator<C> {
     /// ```
     #[inline]
     pub fn try_next_id(&self) -> Result<Id, MintError> {
-        if let Some(state) = self.minter.take_one_in_tick(&*self.state) {
-            return Ok(self.minter.id_of(state, self.node_in_place));
+        if let Some(id) = self
+            .minter
+            .take_one_in_tick(&*self.state, self.node_in_place)
+        {
+            return Ok(id);
         }
         let (state, _) = self.minter.try_take(&*self.state, 1)?;
         Ok(self.minter.id_of(state, self.node_in_place))
@@ -169,8 +175,11 @@ impl<C: Clock> Generator<C> {
     /// ```
     #[inline]
     pub fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
-        if let Some(state) = self.minter.take_one_in_tick(&*self.state) {
-            return Ok(self.minter.id_of(state, self.node_in_place));
+        if let Some(id) = self
+            .minter
+            .take_one_in_tick(&*self.state, self.node_in_place)
+        {
+            return Ok(id);
         }
         let (state, _) = self.minter.take(&*self.state, 1, timeout)?;
         Ok(self.minter.id_of(state, self.node_in_place))

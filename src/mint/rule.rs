@@ -196,7 +196,10 @@ pub(crate) struct OwnTick {
     unit: u64,
     /// Where tick 0 starts, in clock nanoseconds.
     origin: u64,
-    continue_behind: bool,
+    /// `u64::MAX` under Wait (readings inside the tick are served), 0 under Continue (any
+    /// reading from tick 0 to the tick's end): masks the tick's start to the lowest reading
+    /// served, without a branch on the policy.
+    lower_mask: u64,
     /// As in [`TickWindow::next`]; within the sequence bits, so `next & refresh_mask == 0`
     /// also covers a state at the end of its tick and the wrap of `u64::MAX`. 0 serves
     /// nothing ([`NEVER`](Self::NEVER)).
@@ -210,7 +213,7 @@ impl OwnTick {
         max_tick: 0,
         unit: 0,
         origin: 0,
-        continue_behind: false,
+        lower_mask: 0,
         refresh_mask: 0,
     };
 
@@ -237,15 +240,15 @@ impl OwnTick {
             max_tick: rules.max_tick,
             unit,
             origin,
-            continue_behind: rules.continue_behind,
+            lower_mask: if rules.continue_behind { 0 } else { u64::MAX },
             refresh_mask,
         }
     }
 
     /// The state after `state` for a reading `now` (nanoseconds), if the window of `state`'s
-    /// own tick serves it: what that window's [`TickWindow::next`] gives.
+    /// own tick serves it: what that window's [`TickWindow::next`] gives; with that tick.
     #[inline(always)]
-    pub(crate) fn next(&self, state: u64, now: u64) -> Option<u64> {
+    pub(crate) fn next(&self, state: u64, now: u64) -> Option<(u64, u64)> {
         let next = state.wrapping_add(1);
         // The mask is within the sequence bits: a zero there is a refresh, or a carry out of
         // the tick (`next >= limit`), or the wrap of `u64::MAX` (`checked_add` failing).
@@ -258,14 +261,12 @@ impl OwnTick {
         }
         // No overflow: every tick's end fits in u64 (checked in `new`).
         let start = tick * self.unit;
+        let end = start + self.unit;
         // Nanoseconds since tick 0; a reading before it wraps past every tick's end.
         let since = now.wrapping_sub(self.origin);
-        let served = if self.continue_behind {
-            since < start + self.unit
-        } else {
-            since.wrapping_sub(start) < self.unit
-        };
-        served.then_some(next)
+        // Served: `lower <= since < end`, as one unsigned comparison.
+        let lower = start & self.lower_mask;
+        (since.wrapping_sub(lower) < end - lower).then_some((next, tick))
     }
 }
 
@@ -520,7 +521,7 @@ mod tests {
                 // The precomputed rule serves that tick's states only as `step` does.
                 for state in (0..4).map(|k| u64::MAX - k) {
                     for now in 0..epoch + unit * (r.max_tick + 3) {
-                        if let Some(next) = own.next(state, now) {
+                        if let Some((next, _)) = own.next(state, now) {
                             assert_eq!(
                                 step(state, (now - epoch) / unit, 1, r),
                                 Step::Issue {
@@ -547,7 +548,7 @@ mod tests {
                         // The state's own tick: the precomputed rule is this window's.
                         assert_eq!(
                             own.next(state, now),
-                            w.next(state, now, mask),
+                            w.next(state, now, mask).map(|next| (next, tick)),
                             "own tick: state {state:#x} reading {now} rules {r:?}"
                         );
                     }

@@ -172,7 +172,7 @@ impl<C: Clock> Minter<C> {
     #[inline(always)]
     pub(crate) fn take_one_from_cache(&self, cell: &Cell<u64>, cache: &TickCache) -> Option<u64> {
         let now = self.clock.recent_unix_nanos();
-        let (state, id) = cache.next(cell.get(), now, &self.packing, self.refresh_mask)?;
+        let (state, id) = cache.next(cell.get(), now, &self.packing)?;
         cell.set(state);
         Some(id)
     }
@@ -194,6 +194,7 @@ impl<C: Clock> Minter<C> {
         if let Some(window) = start.and_then(|start| self.window(tick, start)) {
             // `state` was issued at clock tick `tick`, so it is at least the tick's first
             // state: the window's precondition holds from here on, as states only grow.
+            let window = window.until_refresh(state, self.refresh_mask);
             cache.fill(window, self.packing.tick_part(tick, node_in_place));
         }
         Ok(self.id_of(state, node_in_place))

@@ -160,26 +160,41 @@ impl TickWindow {
         })
     }
 
+    /// This window, serving only the states after `state` that come before the next one due
+    /// for an exact reading (`s & refresh_mask == 0`): the refresh rule folded into `limit`
+    /// once per fill, so that [`next`](Self::next) does not test it per ID.
+    #[inline]
+    pub(crate) fn until_refresh(self, state: u64, refresh_mask: u64) -> TickWindow {
+        // The least state above `state` with the mask's bits clear (None past u64::MAX):
+        // while a mask bit is set, carry past the highest one.
+        let mut due = state.checked_add(1);
+        while let Some(d) = due.filter(|d| d & refresh_mask != 0) {
+            let k = 63 - (d & refresh_mask).leading_zeros();
+            due = (d >> k)
+                .checked_add(1)
+                .and_then(|up| up.checked_mul(1 << k));
+        }
+        TickWindow {
+            limit: due.map_or(self.limit, |due| due.min(self.limit)),
+            ..self
+        }
+    }
+
     /// The state after `state` for a reading `now` (nanoseconds), if this window serves the
-    /// reading, the tick has a sequence number left after `state`, and that state is not due
-    /// for an exact reading (`refresh_mask`). Then it is what `step` gives for the reading's
-    /// tick; `None` sends the caller to the general path.
+    /// reading and has a state left after `state` (see [`until_refresh`](Self::until_refresh)).
+    /// Then it is what `step` gives for the reading's tick; `None` sends the caller to the
+    /// general path.
     ///
     /// `state` must be at least `floor` (the window's tick has been issued in): a window is
     /// only ever built for the state's own tick, or cached after issuing in it.
-    /// `refresh_mask` lies within the sequence bits, so the wrap of `u64::MAX` (to 0) and a
-    /// carry out of the tick (to `limit`) are refused by it as well.
     #[inline(always)]
-    pub(crate) fn next(&self, state: u64, now: u64, refresh_mask: u64) -> Option<u64> {
+    pub(crate) fn next(&self, state: u64, now: u64) -> Option<u64> {
         debug_assert!(state >= self.floor || self.span == 0);
         if now.wrapping_sub(self.lower) >= self.span {
             return None;
         }
-        let next = state.wrapping_add(1);
-        if next >= self.limit || next & refresh_mask == 0 {
-            return None;
-        }
-        Some(next)
+        let next = state.checked_add(1)?;
+        (next < self.limit).then_some(next)
     }
 }
 
@@ -544,15 +559,24 @@ mod tests {
                     if state >> s > r.max_tick {
                         assert_eq!(own.next(state, now), None, "served past the last tick");
                     }
+                    // The window as cached after issuing `state`: up to the next refresh.
+                    let cached = w.until_refresh(state, mask).next(state, now);
+                    // What it serves: a reading in the window, and the next state in the
+                    // tick and not due for an exact reading.
+                    let in_window = now.wrapping_sub(w.lower) < w.span;
+                    let want = state
+                        .checked_add(1)
+                        .filter(|&next| in_window && next < w.limit && next & mask != 0);
+                    assert_eq!(cached, want, "state {state:#x} reading {now} mask {mask}");
                     if state >> s == tick {
                         // The state's own tick: the precomputed rule is this window's.
                         assert_eq!(
                             own.next(state, now),
-                            w.next(state, now, mask).map(|next| (next, tick)),
+                            cached.map(|next| (next, tick)),
                             "own tick: state {state:#x} reading {now} rules {r:?}"
                         );
                     }
-                    let Some(next) = w.next(state, now, mask) else {
+                    let Some(next) = cached else {
                         continue;
                     };
                     served += 1;

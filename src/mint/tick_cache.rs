@@ -30,14 +30,8 @@ impl TickCache {
     /// The state and ID of the next mint after `state` for the clock reading `now`, if the
     /// cached window serves it (see [`TickWindow::next`]).
     #[inline(always)]
-    pub(crate) fn next(
-        &self,
-        state: u64,
-        now: u64,
-        packing: &Packing,
-        refresh_mask: u64,
-    ) -> Option<(u64, u64)> {
-        let next = self.window.get().next(state, now, refresh_mask)?;
+    pub(crate) fn next(&self, state: u64, now: u64, packing: &Packing) -> Option<(u64, u64)> {
+        let next = self.window.get().next(state, now)?;
         Some((next, packing.id_from(next, self.tick_part.get())))
     }
 
@@ -47,8 +41,9 @@ impl TickCache {
         self.tick_part.set(other.tick_part.get());
     }
 
-    /// Remembers the window of the tick just minted in, and the [`Packing::tick_part`] of
-    /// that tick and the owner's node.
+    /// Remembers the window of the tick just minted in (cut at the next state due for an
+    /// exact reading, [`TickWindow::until_refresh`]), and the [`Packing::tick_part`] of that
+    /// tick and the owner's node.
     pub(crate) fn fill(&self, window: TickWindow, tick_part: u64) {
         self.window.set(window);
         self.tick_part.set(tick_part);

@@ -40,7 +40,8 @@ use crate::source::IdSource;
 /// never repeats an ID. The highest shard number is the **overflow shard**: when every other
 /// shard is held, `next_id` mints on it, shared by CAS like a plain [`Generator`](crate::Generator),
 /// and tries again for a shard of its own every 1,024 IDs. Nothing ever blocks for a shard,
-/// and [`lease`](Self::lease) returns [`MintError::NoFreeShard`] instead.
+/// and [`lease`](Self::lease) returns [`MintError::NoFreeShard`] instead. A thread-local
+/// destructor that mints after its thread handed its shards back mints on the overflow shard.
 ///
 /// Two sharded generators (in one process or many) must have different hosts, as two plain
 /// generators must have different nodes.

@@ -326,13 +326,23 @@ fn run_paced(seconds: u64) -> Result<(), Box<dyn std::error::Error>> {
     );
     let mut after_mint = Distances::new();
     let mut bracketed = Distances::new();
+    // For IDs more than 1 ms behind the wall clock read before minting: how far the cheap
+    // reading (`recent_unix_nanos`, read right after) lagged that wall-clock reading, and how
+    // long after the last burst the ID came.
+    let mut late_cheap_lag = Histogram::new();
+    let mut late_since_burst = Histogram::new();
     let start = Instant::now();
-    let mut mint = |count: u64| -> Result<(), Box<dyn std::error::Error>> {
+    let mut mint = |count: u64, since_burst_ms: u64| -> Result<(), Box<dyn std::error::Error>> {
         for _ in 0..count {
             let before = system_unix_nanos();
             let id: Id = gen.next_id()?;
             let after = system_unix_nanos();
             let tick_start = u64::try_from(layout.decode(id).unix_nanos())?;
+            if tick_start + unit + 1_000_000 < before {
+                let cheap = gen.clock().recent_unix_nanos();
+                late_cheap_lag.record(before.saturating_sub(cheap));
+                late_since_burst.record(since_burst_ms * 1_000_000);
+            }
             after_mint.record(tick_start, tick_start + unit, after, after);
             bracketed.record(tick_start, tick_start + unit, before, after);
         }
@@ -343,7 +353,7 @@ fn run_paced(seconds: u64) -> Result<(), Box<dyn std::error::Error>> {
         if let Some(wait) = due.checked_duration_since(Instant::now()) {
             std::thread::sleep(wait);
         }
-        mint(if ms % 1_000 == 0 { 1 + BURST } else { 1 })?;
+        mint(if ms % 1_000 == 0 { 1 + BURST } else { 1 }, ms % 1_000)?;
     }
     println!("---- final ----");
     println!(
@@ -360,5 +370,13 @@ fn run_paced(seconds: u64) -> Result<(), Box<dyn std::error::Error>> {
             d.ahead.count_over(1_000_000)
         );
     }
+    println!(
+        "{}",
+        late_cheap_lag.line("  those (before..after): cheap reading's lag")
+    );
+    println!(
+        "{}",
+        late_since_burst.line("  those (before..after): time since the burst")
+    );
     Ok(())
 }

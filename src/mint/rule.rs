@@ -121,8 +121,9 @@ pub(crate) struct TickWindow {
     pub(crate) span: u64,
     /// `tick << sequence_bits`: the tick's first state.
     pub(crate) floor: u64,
-    /// `(tick + 1) << sequence_bits`: the first state past the tick.
-    pub(crate) limit: u64,
+    /// The last state the window issues: the tick's last, or the one before the next state
+    /// due for an exact reading ([`until_refresh`](Self::until_refresh)).
+    pub(crate) last: u64,
 }
 
 impl TickWindow {
@@ -131,7 +132,7 @@ impl TickWindow {
         lower: 0,
         span: 0,
         floor: 0,
-        limit: 0,
+        last: 0,
     };
 
     /// The window of `tick`, which starts at `start` nanoseconds (Unix) and lasts `unit`,
@@ -146,7 +147,8 @@ impl TickWindow {
         rules: &Rules,
     ) -> Option<TickWindow> {
         let floor = tick.checked_shl(rules.sequence_bits.into())?;
-        let limit = tick_end(floor, rules.sequence_bits)?;
+        // The end state is above the floor, so at least 1.
+        let last = tick_end(floor, rules.sequence_bits)? - 1;
         let end = start.checked_add(unit)?;
         // Under Continue, `step` keeps minting in the last tick for any reading behind it (back
         // to the first tick; before it is an error), but only while the tick is the state's:
@@ -156,12 +158,12 @@ impl TickWindow {
             lower,
             span: end - lower,
             floor,
-            limit,
+            last,
         })
     }
 
     /// This window, serving only the states after `state` that come before the next one due
-    /// for an exact reading (`s & refresh_mask == 0`): the refresh rule folded into `limit`
+    /// for an exact reading (`s & refresh_mask == 0`): the refresh rule folded into `last`
     /// once per fill, so that [`next`](Self::next) does not test it per ID.
     #[inline]
     pub(crate) fn until_refresh(self, state: u64, refresh_mask: u64) -> TickWindow {
@@ -175,7 +177,8 @@ impl TickWindow {
                 .and_then(|up| up.checked_mul(1 << k));
         }
         TickWindow {
-            limit: due.map_or(self.limit, |due| due.min(self.limit)),
+            // `due` is above `state`, so `due - 1` does not wrap.
+            last: due.map_or(self.last, |due| (due - 1).min(self.last)),
             ..self
         }
     }
@@ -193,8 +196,8 @@ impl TickWindow {
         if now.wrapping_sub(self.lower) >= self.span {
             return None;
         }
-        let next = state.checked_add(1)?;
-        (next < self.limit).then_some(next)
+        // Below `last`, so `state + 1` does not wrap.
+        (state < self.last).then(|| state + 1)
     }
 }
 
@@ -266,7 +269,7 @@ impl OwnTick {
     pub(crate) fn next(&self, state: u64, now: u64) -> Option<(u64, u64)> {
         let next = state.wrapping_add(1);
         // The mask is within the sequence bits: a zero there is a refresh, or a carry out of
-        // the tick (`next >= limit`), or the wrap of `u64::MAX` (`checked_add` failing).
+        // the tick (past the window's `last`), or the wrap of `u64::MAX` to 0.
         if next & self.refresh_mask == 0 {
             return None;
         }
@@ -553,7 +556,7 @@ mod tests {
             let floor = tick << s;
             // States from the tick's first to a little past it, and the tick's last few.
             let near = (0..3 << S.min(s)).map(|k| floor.saturating_add(k));
-            let top = (0..4).map(|k| w.limit.wrapping_sub(1).saturating_sub(k));
+            let top = (0..4).map(|k| w.last.saturating_sub(k));
             for state in near.chain(top).filter(|&x| x >= floor) {
                 for now in 0..epoch + unit * (r.max_tick + 3) {
                     if state >> s > r.max_tick {
@@ -566,7 +569,7 @@ mod tests {
                     let in_window = now.wrapping_sub(w.lower) < w.span;
                     let want = state
                         .checked_add(1)
-                        .filter(|&next| in_window && next < w.limit && next & mask != 0);
+                        .filter(|&next| in_window && next <= w.last && next & mask != 0);
                     assert_eq!(cached, want, "state {state:#x} reading {now} mask {mask}");
                     if state >> s == tick {
                         // The state's own tick: the precomputed rule is this window's.

@@ -127,3 +127,82 @@ impl fmt::Display for Note {
 }
 
 impl std::error::Error for Note {}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use super::{FenceError, Note};
+    use crate::error::MintError;
+    use crate::source::MintFailure;
+
+    fn io(text: &str) -> super::Cause {
+        Arc::new(std::io::Error::other(text.to_string()))
+    }
+
+    #[test]
+    fn the_retry_hint_is_the_source_s_or_the_keeper_s_and_none_once_lost() {
+        let hint = |e: &FenceError| (e.retry_after(), MintFailure::retry_after(e));
+        let five = Some(Duration::from_micros(5));
+        let exhausted = FenceError::Mint(MintError::Exhausted {
+            retry_after: Duration::from_micros(5),
+        });
+        assert_eq!(hint(&exhausted), (five, five));
+        let expired = FenceError::from(MintError::Expired {
+            expiry_unix_millis: 0,
+        });
+        assert_eq!(hint(&expired), (None, None), "waiting cannot help");
+        let fenced = FenceError::Fenced {
+            node: 2,
+            retry_after: Duration::from_millis(300),
+            cause: io("timeout"),
+        };
+        let ms300 = Some(Duration::from_millis(300));
+        assert_eq!(hint(&fenced), (ms300, ms300));
+        let lost = FenceError::Lost {
+            node: 2,
+            cause: io("taken"),
+        };
+        assert_eq!(hint(&lost), (None, None), "a lost node never comes back");
+    }
+
+    #[test]
+    fn messages_name_the_node_and_what_to_do_and_the_keeper_s_error_is_the_source() {
+        let fenced = FenceError::Fenced {
+            node: 7,
+            retry_after: Duration::ZERO,
+            cause: io("connection refused"),
+        };
+        assert_eq!(
+            fenced.to_string(),
+            "node 7 is fenced: its hold is not confirmed, and no ID is minted until it is secured again"
+        );
+        assert_eq!(
+            fenced.source().map(|s| s.to_string()).as_deref(),
+            Some("connection refused")
+        );
+        let lost = FenceError::Lost {
+            node: 9,
+            cause: Arc::new(Note::new("owner changed")),
+        };
+        assert_eq!(
+            lost.to_string(),
+            "node 9 is lost to another owner: this source mints no more; acquire another node"
+        );
+        assert_eq!(
+            lost.source().map(|s| s.to_string()).as_deref(),
+            Some("owner changed")
+        );
+        let mint = MintError::Exhausted {
+            retry_after: Duration::from_micros(5),
+        };
+        let e = FenceError::from(mint);
+        assert_eq!(e.to_string(), mint.to_string());
+        assert!(
+            e.source().is_none(),
+            "the source's message is this error's own"
+        );
+    }
+}

@@ -273,14 +273,18 @@ fn write_mark(path: &Path, unix_millis: u64) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)?;
     // The rename is durable once the directory is.
     #[cfg(unix)]
-    {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        std::fs::File::open(dir)?.sync_all()?;
-    }
+    std::fs::File::open(directory_of(path))?.sync_all()?;
     Ok(())
+}
+
+/// The directory holding `path`'s entry: its parent, or the working directory for a bare
+/// file name (whose parent is the empty path, which cannot be opened).
+#[cfg(unix)]
+fn directory_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
 }
 
 fn io_error(path: &Path, action: &'static str, e: std::io::Error) -> GuardError {
@@ -293,7 +297,14 @@ fn io_error(path: &Path, action: &'static str, e: std::io::Error) -> GuardError 
 
 #[cfg(test)]
 mod tests {
-    use super::parse_mark;
+    use std::path::Path;
+    use std::time::Duration;
+
+    use super::{parse_mark, FileGuard, FileKeeper};
+    use crate::clock::ManualClock;
+    use crate::fence::{GuardError, Keeper};
+    use crate::generator::Generator;
+    use crate::layout::Layout;
 
     #[test]
     fn only_the_exact_line_parses() {
@@ -307,6 +318,8 @@ mod tests {
             b"snowmint-high-water-mark-v1 1700000000000",
             b"snowmint-high-water-mark-v1  1\n",
             b"snowmint-high-water-mark-v1 -1\n",
+            // Rust's integer parser takes a leading `+`: the digit check refuses it.
+            b"snowmint-high-water-mark-v1 +1\n",
             b"snowmint-high-water-mark-v1 \n",
             b"snowmint-high-water-mark-v1 18446744073709551616\n",
             b"snowmint-high-water-mark-v2 1\n",
@@ -314,5 +327,64 @@ mod tests {
         ] {
             assert_eq!(parse_mark(bad), None, "{:?}", String::from_utf8_lossy(bad));
         }
+    }
+
+    #[test]
+    fn the_window_must_be_at_least_a_millisecond() {
+        let dir = std::env::temp_dir().join(format!("snowmint-unit-window-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let builder = || {
+            Generator::builder(Layout::TWITTER)
+                .clock(ManualClock::at_unix_millis(1_700_000_000_000))
+        };
+        let short = Duration::from_nanos(999_999);
+        let err = FileGuard::new(dir.join("short.hwm"))
+            .window(short)
+            .start(builder())
+            .unwrap_err();
+        assert!(
+            matches!(err, GuardError::WindowTooShort { window } if window == short),
+            "{err:?}"
+        );
+        let guard = FileGuard::new(dir.join("ms.hwm")).window(Duration::from_millis(1));
+        let fenced = guard.start(builder()).expect("1 ms is enough");
+        assert!(fenced.next_id().is_ok());
+        drop(fenced);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_file_is_renewed_every_half_window_and_retried_at_an_eighth() {
+        let keeper = |window| FileKeeper {
+            path: "unused.hwm".into(),
+            window,
+            floor: None,
+        };
+        let k = keeper(Duration::from_secs(1));
+        assert_eq!(k.period(true), Duration::from_millis(500));
+        assert_eq!(k.period(false), Duration::from_millis(125));
+        // Never more often than once a millisecond.
+        let k = keeper(Duration::from_millis(1));
+        assert_eq!(
+            (k.period(true), k.period(false)),
+            (Duration::from_millis(1), Duration::from_millis(1))
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_directory_synced_is_the_file_s_own() {
+        use super::directory_of;
+        assert_eq!(
+            directory_of(Path::new("/var/lib/ids/node.hwm")),
+            Path::new("/var/lib/ids")
+        );
+        assert_eq!(directory_of(Path::new("ids/node.hwm")), Path::new("ids"));
+        assert_eq!(
+            directory_of(Path::new("node.hwm")),
+            Path::new("."),
+            "a bare name is in the working directory"
+        );
     }
 }

@@ -112,3 +112,53 @@ impl std::error::Error for GuardError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+    use std::path::PathBuf;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use super::GuardError;
+    use crate::error::MintError;
+
+    #[test]
+    fn the_underlying_error_is_the_source() {
+        let path = PathBuf::from("node.hwm");
+        let io = GuardError::Io {
+            path: path.clone(),
+            action: "write",
+            cause: Arc::new(std::io::Error::other("disk full")),
+        };
+        assert_eq!(
+            io.source().map(|s| s.to_string()).as_deref(),
+            Some("disk full")
+        );
+        let behind = MintError::ClockBehind {
+            behind: Duration::from_secs(3),
+        };
+        let ahead = GuardError::MarkAhead {
+            path: path.clone(),
+            mark_unix_millis: 5,
+            max_wait: Duration::from_secs(1),
+            cause: behind,
+        };
+        let source = ahead.source().and_then(|s| s.downcast_ref::<MintError>());
+        assert_eq!(
+            source,
+            Some(&behind),
+            "says how far the clock must still move"
+        );
+        let build = GuardError::Build(Arc::new(std::io::Error::other("bad node")));
+        assert_eq!(
+            build.source().map(|s| s.to_string()).as_deref(),
+            Some("bad node")
+        );
+        let corrupt = GuardError::Corrupt {
+            path,
+            content: "x".into(),
+        };
+        assert!(corrupt.source().is_none());
+    }
+}

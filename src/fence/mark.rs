@@ -118,7 +118,12 @@ pub(crate) fn wait_past<S: IdSource, E>(
 
 #[cfg(test)]
 mod tests {
-    use super::{ceil_millis, high_id, last_parts, low_id};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::Duration;
+
+    use super::{ceil_millis, high_id, last_parts, low_id, wait_past};
+    use crate::clock::Clock;
+    use crate::generator::Generator;
     use crate::layout::Layout;
     use crate::parts::Parts;
 
@@ -147,6 +152,116 @@ mod tests {
             low_id(&l, Some(0)).unwrap(),
             0,
             "a floor before the epoch bounds nothing"
+        );
+    }
+
+    /// A clock that moves on by `step` nanoseconds after each reading (0: it stalls).
+    struct StepClock {
+        now: AtomicU64,
+        step: AtomicU64,
+    }
+
+    impl Clock for StepClock {
+        fn now_unix_nanos(&self) -> u64 {
+            // Relaxed (both): one test thread reads it.
+            self.now
+                .fetch_add(self.step.load(Ordering::Relaxed), Ordering::Relaxed)
+        }
+    }
+
+    const T0_MS: u64 = 1_700_000_000_000;
+    const HOUR: Duration = Duration::from_secs(3_600);
+
+    /// A generator (1 ms ticks) whose clock reads `T0_MS` and then moves on by `step` per
+    /// reading, and a floor whose tick ends `ahead` after `T0_MS`.
+    fn rig(ahead: Duration, step: Duration) -> (Generator<StepClock>, u64) {
+        let clock = StepClock {
+            now: AtomicU64::new(0),
+            step: AtomicU64::new(0),
+        };
+        let gen = Generator::builder(Layout::TWITTER)
+            .clock(clock)
+            .build()
+            .unwrap();
+        // Relaxed (both): as above; set after the build read the clock.
+        gen.clock().now.store(T0_MS * 1_000_000, Ordering::Relaxed);
+        gen.clock()
+            .step
+            .store(step.as_nanos() as u64, Ordering::Relaxed);
+        let ahead_ns = ahead.as_nanos() as u64;
+        assert_eq!(ahead_ns % 1_000_000, 0, "a whole number of ticks");
+        // The floor's tick is the last before T0 + ahead: the clock must reach its end.
+        (gen, T0_MS + ahead_ns / 1_000_000 - 1)
+    }
+
+    #[test]
+    fn a_mark_further_than_max_wait_is_refused_at_once_and_one_exactly_that_far_is_waited_for() {
+        // Counts the calls, and fails: a wait that keeps the lease ends there.
+        let kept = std::cell::Cell::new(0);
+        let keep = || {
+            kept.set(kept.get() + 1);
+            Err("kept")
+        };
+        // Stalled: an hour behind, one nanosecond more than the wait allowed.
+        let (gen, floor) = rig(HOUR, Duration::ZERO);
+        let r = wait_past(
+            &gen,
+            floor,
+            HOUR - Duration::from_nanos(1),
+            Duration::ZERO,
+            keep,
+        );
+        assert_eq!(r, Err(HOUR));
+        assert_eq!(kept.get(), 0, "refused without waiting");
+        // Exactly the wait allowed: the wait starts (and keeps the lease at once, whose
+        // failure ends it). The clock moves on half an hour per reading, so that a wait that
+        // did not keep the lease ends too, past the mark, instead of waiting an hour.
+        let (gen, floor) = rig(HOUR, HOUR / 2);
+        let r = wait_past(&gen, floor, HOUR, Duration::ZERO, keep);
+        assert_eq!(r, Ok(Err("kept")));
+        assert_eq!(kept.get(), 1);
+    }
+
+    #[test]
+    fn the_lease_is_kept_every_keep_every_while_waiting() {
+        // Behind by three readings' steps.
+        let step = Duration::from_millis(1);
+        let mut kept = 0;
+        let (gen, floor) = rig(3 * step, step);
+        let r = wait_past(&gen, floor, HOUR, HOUR, || {
+            kept += 1;
+            Ok::<(), ()>(())
+        });
+        assert_eq!((r, kept), (Ok(Ok(())), 0), "not due within the wait");
+        let (gen, floor) = rig(3 * step, step);
+        let r = wait_past(&gen, floor, HOUR, Duration::ZERO, || {
+            kept += 1;
+            Ok::<(), ()>(())
+        });
+        // Readings at 1 and 2 ms are behind; the one at 3 ms is past: two rounds kept.
+        assert_eq!((r, kept), (Ok(Ok(())), 2), "due at every round");
+    }
+
+    #[test]
+    fn a_stalled_clock_is_given_up_on_once_max_wait_has_passed() {
+        let ms = Duration::from_millis(1);
+        let (gen, floor) = rig(ms, Duration::ZERO);
+        let mut rounds = 0;
+        // Keeping is due every millisecond, the round's sleep: a wait that went on past
+        // max_wait would keep ever more; 100 rounds end it (a property of the count, not of
+        // how fast the machine is: each round sleeps at least 1 ms).
+        let r = wait_past(&gen, floor, ms, ms, || {
+            rounds += 1;
+            if rounds < 100 {
+                Ok(())
+            } else {
+                Err("went on")
+            }
+        });
+        assert_eq!(r, Err(ms), "gave up, saying how far the clock still is");
+        assert!(
+            rounds <= 1,
+            "{rounds} rounds kept: the first sleep already passed max_wait"
         );
     }
 }

@@ -2,8 +2,9 @@
 //! the backward slew, a late ticker, a forked child and the ticker's end, each driven
 //! explicitly so that no assertion depends on how fast this machine runs.
 
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -489,4 +490,54 @@ fn debug_shows_the_settings() {
         text.contains("ticker: None") && text.contains("reanchor_every: "),
         "{text}"
     );
+}
+
+#[test]
+fn the_builder_s_debug_shows_its_settings() {
+    let builder = TscClock::builder()
+        .ticker(Some(Duration::from_millis(1)))
+        .reanchor_every(Duration::from_millis(250))
+        .max_step_back(Duration::from_micros(100));
+    assert_eq!(
+        format!("{builder:?}"),
+        "TscClockBuilder { ticker: Some(1ms), reanchor_every: 250ms, max_step_back: 100µs, .. }"
+    );
+}
+
+/// A wall source that always reads `WALL0` and, while it is read, moves the mock TSC on by
+/// the next width of its script (by nothing once the script is done): the bracket of TSC
+/// reads around each wall reading is that wide.
+#[derive(Clone)]
+struct SlowWall {
+    tsc: Arc<quanta::Mock>,
+    widths: Arc<Mutex<VecDeque<u64>>>,
+}
+
+impl Clock for SlowWall {
+    fn now_unix_nanos(&self) -> u64 {
+        let width = self.widths.lock().unwrap().pop_front().unwrap_or(0);
+        self.tsc.increment(width);
+        WALL0
+    }
+}
+
+#[test]
+fn the_offset_is_measured_at_the_middle_of_the_tightest_bracket() {
+    let (q, tsc) = quanta::Clock::mock();
+    tsc.increment(TSC0);
+    let wall = SlowWall {
+        tsc: Arc::clone(&tsc),
+        widths: Arc::default(),
+    };
+    let (clock, _) = TscClock::builder()
+        .ticker(None)
+        .wall(wall.clone())
+        .build_on(q, false);
+    let start = clock.inner.tsc_nanos();
+    // Three brackets, 400, 100 and 300 ns wide: the second, from start + 400 to
+    // start + 500, is the tightest; the wall was read at its middle, start + 450.
+    wall.widths.lock().unwrap().extend([400, 100, 300]);
+    let (offset, at) = clock.inner.measure_offset();
+    assert_eq!(at, start + 450);
+    assert_eq!(offset, WALL0 - (start + 450));
 }

@@ -554,7 +554,11 @@ mod tests {
                 continue;
             };
             let floor = tick << s;
-            assert_eq!((w.floor, w.last), (floor, last_of_tick(floor, s)), "tick {tick}");
+            assert_eq!(
+                (w.floor, w.last),
+                (floor, last_of_tick(floor, s)),
+                "tick {tick}"
+            );
             // States from the tick's first to a little past it, and the tick's last few.
             let near = (0..3 << S.min(s)).map(|k| floor.saturating_add(k));
             let top = (0..4).map(|k| w.last.saturating_sub(k));

@@ -330,6 +330,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "writes a mark file: miri isolates the file system")]
     fn the_window_must_be_at_least_a_millisecond() {
         let dir = std::env::temp_dir().join(format!("snowmint-unit-window-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);

@@ -11,6 +11,16 @@ fn frozen() -> ManualClock {
     ManualClock::at_unix_millis(NOW_MS)
 }
 
+/// A Twitter-layout sharded generator with one exclusive shard (and the overflow shard) on
+/// a frozen clock.
+fn one_exclusive_shard() -> ShardedGenerator<ManualClock> {
+    ShardedGenerator::builder(Layout::TWITTER)
+        .shard_bits(1)
+        .clock(frozen())
+        .build()
+        .unwrap()
+}
+
 fn node_of(id: Id) -> u64 {
     Layout::TWITTER.decode(id).node()
 }
@@ -19,11 +29,7 @@ fn node_of(id: Id) -> u64 {
 fn a_reused_lease_continues_after_its_last_id() {
     // One exclusive shard and a clock that never moves: only the handed-back state can
     // keep the second holder from repeating the first holder's IDs.
-    let gen = ShardedGenerator::builder(Layout::TWITTER)
-        .shard_bits(1)
-        .clock(frozen())
-        .build()
-        .unwrap();
+    let gen = one_exclusive_shard();
     let mut seen = HashSet::new();
     for round in 0..4 {
         let lease = gen.lease().unwrap();
@@ -37,13 +43,7 @@ fn a_reused_lease_continues_after_its_last_id() {
 
 #[test]
 fn a_thread_that_exits_hands_its_shard_back_with_its_state() {
-    let gen = Arc::new(
-        ShardedGenerator::builder(Layout::TWITTER)
-            .shard_bits(1)
-            .clock(frozen())
-            .build()
-            .unwrap(),
-    );
+    let gen = Arc::new(one_exclusive_shard());
     let mut seen = HashSet::new();
     for _ in 0..4 {
         let g = Arc::clone(&gen);
@@ -99,13 +99,7 @@ thread_local! {
 #[test]
 fn minting_from_a_thread_local_destructor_repeats_nothing_and_keeps_no_shard() {
     for destructor_first in [false, true] {
-        let gen = Arc::new(
-            ShardedGenerator::builder(Layout::TWITTER)
-                .shard_bits(1)
-                .clock(frozen())
-                .build()
-                .unwrap(),
-        );
+        let gen = Arc::new(one_exclusive_shard());
         let (sent, received) = std::sync::mpsc::channel();
         let g = Arc::clone(&gen);
         let ids = std::thread::spawn(move || {

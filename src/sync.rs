@@ -1,7 +1,7 @@
 //! The one place that names loom: the generator's shared state, the shard slots, the fence's
 //! window and locks, the manual clock and the thread-local shard registry import their
-//! atomics, locks, spin hints and thread-locals from here, so `RUSTFLAGS="--cfg loom"` swaps in loom's model-checked versions without touching
-//! the algorithm.
+//! atomics, locks, spin hints and thread-locals from here, so `RUSTFLAGS="--cfg loom"` swaps
+//! in loom's model-checked versions without touching the algorithm.
 
 #[cfg(loom)]
 pub(crate) use loom::{

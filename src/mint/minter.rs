@@ -407,13 +407,13 @@ impl<C: Clock> Minter<C> {
     }
 }
 
-/// How a layout packs a state and node bits into an ID, precomputed: a shift, a multiply and
-/// two adds, for every field order.
+/// How a layout packs a state and node bits into an ID, precomputed: two multiplies and two
+/// adds, for every field order.
 ///
 /// A state is `tick << s | seq` and its ID `tick << time_shift | seq << sequence_shift |
-/// node`. The fields are disjoint, so the ORs are sums; and `state << sequence_shift` is
+/// node`. The fields are disjoint, so the ORs are sums; and `state * 2^sequence_shift` is
 /// `tick << (s + sequence_shift) + seq << sequence_shift`. So, in wrapping arithmetic,
-/// `id = (state << sequence_shift) + tick * (2^time_shift - 2^(s + sequence_shift)) + node`
+/// `id = state * 2^sequence_shift + tick * (2^time_shift - 2^(s + sequence_shift)) + node`
 /// (the test below checks it against [`Layout::id_of_state`] for both orders).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Packing {

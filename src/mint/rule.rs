@@ -282,9 +282,11 @@ impl OwnTick {
         let end = start + self.unit;
         // Nanoseconds since tick 0; a reading before it wraps past every tick's end.
         let since = now.wrapping_sub(self.origin);
-        // Served: `lower <= since < end`, as one unsigned comparison.
+        // Served: `lower <= since < end`. Two comparisons rather than one of differences:
+        // each waits only for the tick's start, not for it and the reading combined, which
+        // shortens the chain from loading the state to the CAS.
         let lower = start & self.lower_mask;
-        (since.wrapping_sub(lower) < end - lower).then_some((next, tick))
+        (since < end && since >= lower).then_some((next, tick))
     }
 }
 

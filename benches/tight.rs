@@ -4,20 +4,22 @@
 //! and the numbers.
 //!
 //! ```sh
-//! cargo bench --bench tight                          # 10 M IDs per case, median of 3 runs
+//! cargo bench --bench tight                          # 10 M IDs per case, median of 5 runs
 //! cargo bench --bench tight -- --ids 1000000 --runs 1 1t-lease
 //! TIGHT_IDS=1000000 TIGHT_RUNS=5 cargo bench --bench tight
 //! ```
 //!
 //! Arguments (or environment variables): `--ids N` (`TIGHT_IDS`, default 10,000,000) IDs per
 //! run and case, split evenly between the threads of two-thread cases; `--runs R`
-//! (`TIGHT_RUNS`, default 3) timed runs per entry, the table giving their median; any other
+//! (`TIGHT_RUNS`, default 5) timed runs per entry, the table giving their median; any other
 //! word (`TIGHT_FILTER`) keeps only the entries whose `case/entry` name contains it.
 //!
 //! How an entry is measured:
 //! 1. a warm-up pass of `N / 10` IDs (thread-locals, page faults, the clocks' ticker threads);
 //! 2. `R` timed rounds, the entries interleaved (round 1 of every entry, then round 2, ...)
-//!    so that a change of machine load spreads over all of them. In a timed pass each
+//!    so that a change of machine load spreads over all of them; within a case the entries
+//!    run one after the other, in reverse order every other round, so that snowmint and each
+//!    peer are measured side by side and neither always runs first. In a timed pass each
 //!    thread starts at a barrier, reads `Instant::now()`, mints its share passing each ID
 //!    through [`black_box`] (one store to the stack; the `floor` line of the output measures
 //!    the loop and `black_box` alone), and reads the clock again. Nothing is checked or
@@ -730,7 +732,7 @@ fn options() -> Options {
     };
     let mut o = Options {
         ids: env_num("TIGHT_IDS", 10_000_000),
-        runs: env_num("TIGHT_RUNS", 3) as usize,
+        runs: env_num("TIGHT_RUNS", 5) as usize,
         filters: std::env::var("TIGHT_FILTER")
             .map(|f| f.split_whitespace().map(str::to_owned).collect())
             .unwrap_or_default(),
@@ -800,6 +802,26 @@ fn figure(unit: Unit, e: &Entry) -> Option<(f64, String)> {
     Some((m, text))
 }
 
+/// The peer's time over snowmint's in each round (both units: ns per ID is the inverse of
+/// the throughput), as `median× (min–max)`: a slow phase of the machine that hits both
+/// entries of a round cancels out, where the ratio of two medians keeps it.
+fn paired_ratios(ours: &Entry, peer: &Entry) -> String {
+    let ratios: Vec<f64> = ours
+        .ns_per_id()
+        .iter()
+        .zip(peer.ns_per_id())
+        .map(|(o, p)| p / o)
+        .collect();
+    if ratios.is_empty() {
+        return "—".to_owned();
+    }
+    let (lo, hi) = ratios
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    let m = median(ratios);
+    format!("{m:.2}× ({lo:.2}–{hi:.2})")
+}
+
 fn layout_name(l: &Layout) -> String {
     format!("{}/{}/{}", l.time_bits(), l.node_bits(), l.sequence_bits())
 }
@@ -817,14 +839,17 @@ fn report(cases: &[Case], o: &Options, floor_ns: f64, load_start: &str, load_end
     println!();
     println!(
         "tight loop: {} IDs per run and case (two threads: half each), median of {} run(s) (min–max); \
-         ratio > 1: snowmint ahead",
+         ratio > 1: snowmint ahead (`ratio`: of the medians; `paired`: the median, min–max, of \
+         the ratios within each round, where the two ran side by side)",
         o.ids, o.runs
     );
     println!("load average (1, 5, 15 min): at start {load_start}; at end {load_end}");
     println!("floor (loop + black_box, no minting): {floor_ns:.2} ns/ID");
     println!();
-    println!("| case | layout | snowmint | best peer | peer | ratio | cap (closest entry) |");
-    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    println!(
+        "| case | layout | snowmint | best peer | peer | ratio | paired | cap (closest entry) |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for c in cases {
         let ours = c.snowmint.as_ref().and_then(|e| figure(c.unit, e));
         let best = c
@@ -847,6 +872,10 @@ fn report(cases: &[Case], o: &Options, floor_ns: f64, load_start: &str, load_end
                 Unit::NsPerId => format!("{:.2}×", p / o),
                 Unit::MIdsPerSec => format!("{:.2}×", o / p),
             },
+            _ => "—".to_owned(),
+        };
+        let paired = match (&c.snowmint, &best) {
+            (Some(o), Some((p, _))) => paired_ratios(o, p),
             _ => "—".to_owned(),
         };
         let closest = c
@@ -873,7 +902,7 @@ fn report(cases: &[Case], o: &Options, floor_ns: f64, load_start: &str, load_end
             None => "—".to_owned(),
         };
         println!(
-            "| {} ({}) | {} | {} | {} | {} | {} | {} |",
+            "| {} ({}) | {} | {} | {} | {} | {} | {} | {} |",
             c.name,
             c.what,
             layout_name(&c.layout),
@@ -881,6 +910,7 @@ fn report(cases: &[Case], o: &Options, floor_ns: f64, load_start: &str, load_end
             best.as_ref().map_or("—", |b| b.0.name.as_str()),
             best.as_ref().map_or("—".to_owned(), |b| b.1 .1.clone()),
             ratio,
+            paired,
             cap
         );
     }
@@ -938,7 +968,11 @@ fn main() {
     }
     for round in 1..=o.runs {
         for c in &mut cases {
-            for e in c.snowmint.iter_mut().chain(&mut c.peers) {
+            let mut entries: Vec<&mut Entry> = c.snowmint.iter_mut().chain(&mut c.peers).collect();
+            if round % 2 == 0 {
+                entries.reverse();
+            }
+            for e in entries {
                 if let Err(why) = e.timed(o.ids) {
                     failures.push(format!("{}/{}: {why}", c.name, e.name));
                 }

@@ -244,6 +244,41 @@ fn rollback_wait_refuses_at_once_and_resumes_above_the_last_id() {
     assert!(after > before);
 }
 
+/// Refused calls issue nothing and move nothing: after a clock step back under `Wait`, and
+/// after the clock is back, `last_id` is the last ID handed out and the next one continues
+/// its tick's sequence with no gap. The shared generator's fast path takes a state before it
+/// tests the reading; a refused reading must give it back.
+#[test]
+fn refused_calls_leave_the_last_id_and_the_sequence_as_they_were() {
+    let clock = frozen();
+    let gen = Generator::builder(Layout::TWITTER)
+        .clock(clock.clone())
+        .on_rollback(Rollback::Wait)
+        .lead_ticks(0)
+        .build()
+        .unwrap();
+    // Past the tick's first two states (which read the exact clock): the fast path's range.
+    let issued: Vec<Id> = (0..5).map(|_| gen.next_id().unwrap()).collect();
+    let last = *issued.last().unwrap();
+    clock.rewind(Duration::from_secs(1));
+    for _ in 0..3 {
+        assert!(matches!(
+            gen.try_next_id(),
+            Err(MintError::ClockBehind { .. })
+        ));
+        assert_eq!(gen.last_id(), Some(last), "a refused call issued nothing");
+    }
+    clock.advance(Duration::from_secs(1));
+    let next = gen.next_id().unwrap();
+    let (a, b) = (Layout::TWITTER.decode(last), Layout::TWITTER.decode(next));
+    assert_eq!(
+        (b.ticks(), b.sequence()),
+        (a.ticks(), a.sequence() + 1),
+        "the refused calls left no gap in the tick's sequence"
+    );
+    assert_eq!(gen.last_id(), Some(next));
+}
+
 #[test]
 fn a_small_rollback_is_waited_out_by_a_blocking_call() {
     let clock = frozen();

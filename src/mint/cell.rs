@@ -11,6 +11,9 @@ pub(crate) trait StateCell {
     fn get(&self) -> u64;
     /// Replaces `current` by `next`, or returns the value found instead of `current`.
     fn replace(&self, current: u64, next: u64) -> Result<(), u64>;
+    /// Puts `previous` back if the state is still `taken` (a state moved to and then not
+    /// issued); leaves it alone if anything moved it on since.
+    fn restore(&self, taken: u64, previous: u64);
 }
 
 impl StateCell for AtomicU64 {
@@ -27,6 +30,14 @@ impl StateCell for AtomicU64 {
         // Relaxed (both): as in `get`; a failed CAS hands back the newer state to build on.
         self.compare_exchange_weak(current, next, Ordering::Relaxed, Ordering::Relaxed)
             .map(drop)
+    }
+
+    #[inline]
+    fn restore(&self, taken: u64, previous: u64) {
+        // Relaxed (both): as in `get`. Strong, so that a state nobody built on goes back;
+        // a failure means another thread moved on from `taken`, which is then a skipped
+        // state below theirs and never issued.
+        let _ = self.compare_exchange(taken, previous, Ordering::Relaxed, Ordering::Relaxed);
     }
 }
 
@@ -48,5 +59,10 @@ impl StateCell for Cell<u64> {
         } else {
             Err(found)
         }
+    }
+
+    #[inline]
+    fn restore(&self, taken: u64, previous: u64) {
+        let _ = StateCell::replace(self, taken, previous);
     }
 }

@@ -133,6 +133,17 @@ impl<C: Clock> Minter<C> {
     /// tick the state is already in: the window of that tick computed from the state itself
     /// (for a state shared by threads, which can hold no cache). `None` sends the caller to
     /// the general path (which also handles a lost CAS race, with back-off).
+    ///
+    /// Under [`Rollback::Continue`] (the default) the CAS comes before the window test: a
+    /// locked instruction waits for everything before it, and the test (a shift, a multiply
+    /// and two comparisons on the state just loaded) would hold it back by that chain on
+    /// every ID. The only reading that window does not serve is one past the tick's end (or
+    /// before the epoch): the state is then given back ([`StateCell::restore`]) before the
+    /// general path moves on to the clock's tick. Nothing is issued from it; if another
+    /// thread built on it meanwhile, it stays a skipped state of a tick that is over.
+    /// Under [`Rollback::Wait`] the window also refuses readings behind the tick (a clock
+    /// stepped back), where a skipped state would cost that tick one of its IDs: the reading
+    /// is tested first, as the rule reads.
     #[inline(always)]
     pub(crate) fn take_one_in_tick<S: StateCell>(
         &self,
@@ -141,8 +152,20 @@ impl<C: Clock> Minter<C> {
     ) -> Option<Id> {
         let now = self.clock.recent_unix_nanos();
         let current = cell.get();
-        let (next, tick) = self.own_tick.next(current, now)?;
-        cell.replace(current, next).ok()?;
+        let next = self.own_tick.following(current)?;
+        let tick = self.own_tick.tick_of(current);
+        if self.own_tick.tests_reading_first() {
+            if !self.own_tick.serves(tick, now) {
+                return None;
+            }
+            cell.replace(current, next).ok()?;
+        } else {
+            cell.replace(current, next).ok()?;
+            if !self.own_tick.serves(tick, now) {
+                cell.restore(next, current);
+                return None;
+            }
+        }
         let tick_part = self.packing.tick_part(tick, node_in_place);
         Some(Id::from_u64(self.packing.id_from(next, tick_part)))
     }
@@ -574,6 +597,49 @@ mod tests {
             assert_eq!(served, Some(m.id_of(first + k, 0)));
         }
         assert_eq!(crate::mint::cell::StateCell::get(&cell), first + 20);
+    }
+
+    /// The own-tick rule takes the state before it tests the reading: a reading its window
+    /// does not serve (the clock in a later tick; or, under `Wait`, behind the state's tick)
+    /// gives the state back, so a declined take issues nothing and leaves the state as it was,
+    /// and the general path then takes what `step` gives.
+    #[test]
+    fn a_reading_the_own_tick_does_not_serve_gives_the_state_back() {
+        for (rollback, forward) in [
+            (Rollback::Wait, true),
+            (Rollback::Wait, false),
+            (Rollback::Continue, true),
+        ] {
+            let clock = ManualClock::at_unix_millis(NOW_MS);
+            let m = minter(Layout::TWITTER, rollback, &clock);
+            let cell = AtomicU64::new(0);
+            let (first, _) = m.take(&cell, 1, Duration::ZERO).expect("mints");
+            m.take(&cell, 1, Duration::ZERO).expect("mints");
+            // As above: the weak CAS may fail spuriously.
+            let served = (0..1_000).find_map(|_| m.take_one_in_tick(&cell, 0));
+            assert_eq!(served, Some(m.id_of(first + 2, 0)));
+            if forward {
+                clock.advance(Duration::from_millis(1));
+            } else {
+                clock.rewind(Duration::from_millis(1));
+            }
+            for _ in 0..3 {
+                assert_eq!(m.take_one_in_tick(&cell, 0), None, "{rollback:?} {forward}");
+                assert_eq!(
+                    crate::mint::cell::StateCell::get(&cell),
+                    first + 2,
+                    "{rollback:?} {forward}: the state is given back"
+                );
+            }
+            if forward {
+                let tick = first >> Layout::TWITTER.sequence_bits();
+                assert_eq!(
+                    m.take(&cell, 1, Duration::ZERO).map(|(s, _)| s),
+                    Ok((tick + 1) << Layout::TWITTER.sequence_bits()),
+                    "the general path moves to the clock's tick"
+                );
+            }
+        }
     }
 
     /// A clock whose cheap reading is stuck at `cheap` while the exact one moves on: a

@@ -203,8 +203,11 @@ impl TickWindow {
 
 /// [`TickWindow::next`] for the window of the state's own tick, without building the window:
 /// a few ALU operations, for a state shared by threads (which can hold no cache). Made once
-/// per generator; [`next`](Self::next) gives exactly what [`TickWindow::of_tick`] of the
-/// state's tick and then [`TickWindow::next`] give (the exhaustive test checks that).
+/// per generator. In three parts, so that a caller can take the state before testing the
+/// reading: [`following`](Self::following) (the next state, unless it is due for an exact
+/// reading or leaves the tick), [`tick_of`](Self::tick_of) and [`serves`](Self::serves) (the
+/// reading); together they give exactly what [`TickWindow::of_tick`] of the state's tick and
+/// then [`TickWindow::next`] give (the exhaustive test checks that).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct OwnTick {
     sequence_bits: u8,
@@ -265,28 +268,54 @@ impl OwnTick {
 
     /// The state after `state` for a reading `now` (nanoseconds), if the window of `state`'s
     /// own tick serves it: what that window's [`TickWindow::next`] gives; with that tick.
-    #[inline(always)]
+    /// The shared generator takes the parts in its own order (the state before the window
+    /// test); this is their composition, which the exhaustive test checks.
+    #[cfg(test)]
     pub(crate) fn next(&self, state: u64, now: u64) -> Option<(u64, u64)> {
+        let next = self.following(state)?;
+        let tick = self.tick_of(state);
+        self.serves(tick, now).then_some((next, tick))
+    }
+
+    /// The state after `state`, unless it is due for an exact reading or leaves `state`'s
+    /// tick: the part of [`next`](Self::next) that needs neither the clock nor the tick.
+    #[inline(always)]
+    pub(crate) fn following(&self, state: u64) -> Option<u64> {
         let next = state.wrapping_add(1);
         // The mask is within the sequence bits: a zero there is a refresh, or a carry out of
         // the tick (past the window's `last`), or the wrap of `u64::MAX` to 0.
-        if next & self.refresh_mask == 0 {
-            return None;
-        }
-        let tick = state >> self.sequence_bits;
+        (next & self.refresh_mask != 0).then_some(next)
+    }
+
+    /// Whether the window refuses readings behind the tick as well as past it (the `Wait`
+    /// policy), so that a caller that takes the state before testing the reading must not.
+    #[inline(always)]
+    pub(crate) fn tests_reading_first(&self) -> bool {
+        self.lower_mask != 0
+    }
+
+    /// The tick of `state`.
+    #[inline(always)]
+    pub(crate) fn tick_of(&self, state: u64) -> u64 {
+        state >> self.sequence_bits
+    }
+
+    /// Whether the window of `tick` serves the reading `now` (never past the layout's last
+    /// tick): the part of [`next`](Self::next) that needs the clock.
+    #[inline(always)]
+    pub(crate) fn serves(&self, tick: u64, now: u64) -> bool {
         if tick > self.max_tick {
-            return None;
+            return false;
         }
         // No overflow: every tick's end fits in u64 (checked in `new`).
         let start = tick * self.unit;
         let end = start + self.unit;
         // Nanoseconds since tick 0; a reading before it wraps past every tick's end.
         let since = now.wrapping_sub(self.origin);
-        // Served: `lower <= since < end`. Two comparisons rather than one of differences:
-        // each waits only for the tick's start, not for it and the reading combined, which
-        // shortens the chain from loading the state to the CAS.
+        // Served: `lower <= since < end`, as two comparisons of the reading (the reading's
+        // subtraction then runs beside the tick's, not after it).
         let lower = start & self.lower_mask;
-        (since < end && since >= lower).then_some((next, tick))
+        since < end && since >= lower
     }
 }
 

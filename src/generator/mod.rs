@@ -300,7 +300,10 @@ impl<C: Clock> Generator<C> {
     }
 
     /// The last ID issued (by any thread), or `None` before the first. Store it to resume
-    /// after a restart with [`GeneratorBuilder::start_after`].
+    /// after a restart with [`GeneratorBuilder::start_after`]. With threads minting at a
+    /// tick's end it may be the ID of a state one of them took and gave up, never handed
+    /// out (see the [design notes](crate::docs::generators#design)); it is never below an
+    /// issued ID, so it is always a safe place to resume after.
     ///
     /// ```
     /// let gen = snowmint::Generator::new(snowmint::Layout::TWITTER, 9)?;

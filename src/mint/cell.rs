@@ -66,3 +66,39 @@ impl StateCell for Cell<u64> {
         let _ = StateCell::replace(self, taken, previous);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use core::cell::Cell;
+
+    use super::StateCell;
+    use crate::sync::AtomicU64;
+
+    /// `restore` puts the previous state back while the taken one is still there, and
+    /// leaves a state that moved on alone: for the atomic and for the plain cell.
+    #[test]
+    fn restore_gives_back_only_a_state_nobody_moved_on_from() {
+        // The atomic's `replace` is a weak CAS, which may fail spuriously (miri makes it):
+        // retry while it finds the expected value.
+        fn take<S: StateCell>(cell: &S, from: u64, to: u64) {
+            for _ in 0..1_000 {
+                match cell.replace(from, to) {
+                    Ok(()) => return,
+                    Err(found) => assert_eq!(found, from, "only a spurious failure"),
+                }
+            }
+            panic!("the CAS never succeeded");
+        }
+        fn check<S: StateCell>(cell: S) {
+            take(&cell, 7, 8);
+            cell.restore(8, 7);
+            assert_eq!(cell.get(), 7, "still taken: given back");
+            take(&cell, 7, 8);
+            take(&cell, 8, 9); // another taker builds on 8
+            cell.restore(8, 7);
+            assert_eq!(cell.get(), 9, "moved on: left alone");
+        }
+        check(AtomicU64::new(7));
+        check(Cell::new(7_u64));
+    }
+}

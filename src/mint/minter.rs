@@ -599,6 +599,52 @@ mod tests {
         assert_eq!(crate::mint::cell::StateCell::get(&cell), first + 20);
     }
 
+    /// A state cell that records the writes the own-tick rule makes.
+    struct Recording {
+        state: Cell<u64>,
+        writes: core::cell::RefCell<Vec<&'static str>>,
+    }
+
+    impl crate::mint::cell::StateCell for Recording {
+        fn get(&self) -> u64 {
+            self.state.get()
+        }
+        fn replace(&self, current: u64, next: u64) -> Result<(), u64> {
+            self.writes.borrow_mut().push("replace");
+            crate::mint::cell::StateCell::replace(&self.state, current, next)
+        }
+        fn restore(&self, taken: u64, previous: u64) {
+            self.writes.borrow_mut().push("restore");
+            crate::mint::cell::StateCell::restore(&self.state, taken, previous);
+        }
+    }
+
+    /// Under `Wait` the own-tick rule tests the reading before it takes a state, so a
+    /// refused reading writes nothing (a give-back lost to another thread would cost the
+    /// tick an ID); under `Continue` it takes first and gives back.
+    #[test]
+    fn wait_tests_the_reading_before_taking_and_continue_after() {
+        for (rollback, writes) in [
+            (Rollback::Wait, vec![]),
+            (Rollback::Continue, vec!["replace", "restore"]),
+        ] {
+            let clock = ManualClock::at_unix_millis(NOW_MS);
+            let m = minter(Layout::TWITTER, rollback, &clock);
+            let cell = Recording {
+                state: Cell::new(0),
+                writes: core::cell::RefCell::new(Vec::new()),
+            };
+            let (first, _) = m.take(&cell, 1, Duration::ZERO).expect("mints");
+            m.take(&cell, 1, Duration::ZERO).expect("mints");
+            assert_eq!(m.take_one_in_tick(&cell, 0), Some(m.id_of(first + 2, 0)));
+            clock.advance(Duration::from_millis(1));
+            cell.writes.borrow_mut().clear();
+            assert_eq!(m.take_one_in_tick(&cell, 0), None, "{rollback:?}");
+            assert_eq!(*cell.writes.borrow(), writes, "{rollback:?}");
+            assert_eq!(cell.state.get(), first + 2, "{rollback:?}");
+        }
+    }
+
     /// The own-tick rule takes the state before it tests the reading: a reading its window
     /// does not serve (the clock in a later tick; or, under `Wait`, behind the state's tick)
     /// gives the state back, so a declined take issues nothing and leaves the state as it was,

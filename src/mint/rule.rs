@@ -278,7 +278,7 @@ impl OwnTick {
     }
 
     /// The state after `state`, unless it is due for an exact reading or leaves `state`'s
-    /// tick: the part of [`next`](Self::next) that needs neither the clock nor the tick.
+    /// tick: the part of the rule that needs neither the clock nor the tick.
     #[inline(always)]
     pub(crate) fn following(&self, state: u64) -> Option<u64> {
         let next = state.wrapping_add(1);
@@ -301,7 +301,7 @@ impl OwnTick {
     }
 
     /// Whether the window of `tick` serves the reading `now` (never past the layout's last
-    /// tick): the part of [`next`](Self::next) that needs the clock.
+    /// tick): the part of the rule that needs the clock.
     #[inline(always)]
     pub(crate) fn serves(&self, tick: u64, now: u64) -> bool {
         if tick > self.max_tick {

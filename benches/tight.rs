@@ -5,7 +5,7 @@
 //!
 //! ```sh
 //! cargo bench --bench tight                          # 10 M IDs per case, median of 5 runs
-//! cargo bench --bench tight -- --ids 1000000 --runs 1 1t-lease
+//! cargo bench --bench tight -- --ids 1000000 --runs 1 1t-owned
 //! TIGHT_IDS=1000000 TIGHT_RUNS=5 cargo bench --bench tight
 //! ```
 //!
@@ -120,7 +120,7 @@ trait MintBatch {
     fn mint_batch(&mut self, max: u64, sink: &mut impl FnMut(u64)) -> u64;
 }
 
-/// A snowmint batch call (`Generator::next_ids`, `Lease::next_ids`, ...), iterated.
+/// A snowmint batch call (`Generator::next_ids`, `OwnedShard::next_ids`, ...), iterated.
 struct SnowmintBatch<F>(F);
 
 impl<F: Fn(u64) -> Result<IdBatch, MintError>> MintBatch for SnowmintBatch<F> {
@@ -558,7 +558,7 @@ fn peers_of(shape: Shape, mode: Mode, wanted: &'static [&'static str]) -> Vec<En
 const SHARED_PEERS: &[&str] = &["ferroid-atomic", "ferroid-lock", "snowflake_me", "snowdon"];
 
 /// Peers for one owner per generator: ferroid's `BasicSnowflakeGenerator` (a `Cell`, not
-/// `Sync`: the nearest to a lease or a thread-local shard) and its atomic one, each on node
+/// `Sync`: the nearest to an owned shard or a thread-local shard) and its atomic one, each on node
 /// 0 (and 1 for the second thread) of 41/2/20 (`FerroidUncapped4Node`: `machine_id: 2,
 /// sequence: 20`), same clock as above.
 const OWNED_PEERS: &[&str] = &["ferroid-basic", "ferroid-atomic"];
@@ -596,17 +596,17 @@ fn cases() -> Vec<Case> {
 
     let one_lease = {
         let gen = sharded(shard_layout, shard_bits);
-        gen.lease().expect("a free shard")
+        gen.own_shard().expect("a free shard")
     };
     let two_leases = {
         let gen = sharded(shard_layout, shard_bits);
         [
-            gen.lease().expect("a free shard"),
-            gen.lease().expect("a free shard"),
+            gen.own_shard().expect("a free shard"),
+            gen.own_shard().expect("a free shard"),
         ]
     };
     let batch_lease = sharded(shard_layout, shard_bits)
-        .lease()
+        .own_shard()
         .expect("a free shard");
     let batch_gen = generator();
 
@@ -624,12 +624,12 @@ fn cases() -> Vec<Case> {
             peers: peers_of(shared_shape, Mode::OneThread, SHARED_PEERS),
         },
         Case {
-            name: "1t-lease",
-            what: "Lease::next_id (owned shard), one thread",
+            name: "1t-owned",
+            what: "OwnedShard::next_id (owned shard), one thread",
             unit: Unit::NsPerId,
             layout: shard_layout,
             snowmint: Some(Entry::new(
-                "Lease::next_id",
+                "OwnedShard::next_id",
                 shard_layout,
                 one_thread(one_lease),
             )),
@@ -660,12 +660,12 @@ fn cases() -> Vec<Case> {
             peers: vec![snowflake_me_batch(shared_shape)],
         },
         Case {
-            name: "1t-batch-lease",
-            what: "Lease::next_ids(4096), iterated, one thread",
+            name: "1t-batch-owned",
+            what: "OwnedShard::next_ids(4096), iterated, one thread",
             unit: Unit::NsPerId,
             layout: shard_layout,
             snowmint: Some(Entry::new(
-                "Lease::next_ids",
+                "OwnedShard::next_ids",
                 shard_layout,
                 batches(SnowmintBatch(move |n| batch_lease.next_ids(n))),
             )),
@@ -684,12 +684,12 @@ fn cases() -> Vec<Case> {
             peers: peers_of(shared_shape, Mode::TwoShared, SHARED_PEERS),
         },
         Case {
-            name: "2t-leases",
-            what: "two threads, a Lease each",
+            name: "2t-owned",
+            what: "two threads, an OwnedShard each",
             unit: Unit::MIdsPerSec,
             layout: shard_layout,
             snowmint: Some(Entry::new(
-                "Lease::next_id",
+                "OwnedShard::next_id",
                 shard_layout,
                 two_own(two_leases),
             )),

@@ -80,7 +80,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "2 workers, shared Generator: {n} IDs, duplicates {dups}, per-task decreases {inversions}"
     );
-    let sharded = Arc::new(ShardedGenerator::builder(Layout::TWITTER).host(1).build()?);
+    let sharded = Arc::new(ShardedGenerator::builder(Layout::TWITTER).node(1).build()?);
     let (dups, inversions, n) = rt.block_on(migrating(sharded));
     println!(
         "2 workers, ShardedGenerator: {n} IDs, duplicates {dups}, per-task decreases {inversions}"

@@ -1,16 +1,16 @@
-//! The fleet deployment: a host number leased from Redis, a shard per thread under it.
+//! The fleet deployment: a node number leased from Redis, a shard per thread under it.
 //!
 //! ```text
 //! cargo run --release --features redis --example leased_shards -- \
 //!     [--redis URL] [--layout NAME] [--threads N] [--seconds S] [--out FILE]
 //! ```
 //!
-//! Leases a host from Redis (default `redis://127.0.0.1:6379`) for a sharded generator of
-//! the layout (default `sonyflake`: its 16 machine bits split into 10 leased host bits and 6
+//! Leases a node from Redis (default `redis://127.0.0.1:6379`) for a sharded generator of
+//! the layout (default `sonyflake`: its 16 machine bits split into 10 leased node bits and 6
 //! shard bits), mints on `--threads` threads (default 2) for `--seconds` (default 2), writes
 //! every ID to `--out` (one decimal per line) if given, and checks that none repeats. The
-//! last line says how many IDs, which host, and how many duplicates (0). Two processes
-//! started together lease different hosts and share no ID.
+//! last line says how many IDs, which node, and how many duplicates (0). Two processes
+//! started together lease different nodes and share no ID.
 
 use std::collections::HashSet;
 use std::io::{BufWriter, Write};
@@ -84,7 +84,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .namespace("leased-shards")
             .acquire(builder)?,
     );
-    let host = gen.node();
+    let node = gen.node();
     let until = Instant::now() + Duration::from_secs_f64(args.seconds);
     let workers: Vec<_> = (0..args.threads)
         .map(|_| {
@@ -115,7 +115,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let distinct: HashSet<Id> = all.iter().copied().collect();
     let duplicates = all.len() - distinct.len();
-    println!("{} IDs, host {host}, {duplicates} duplicates", all.len());
+    println!("{} IDs, node {node}, {duplicates} duplicates", all.len());
     if duplicates > 0 {
         std::process::exit(1);
     }

@@ -20,10 +20,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => 10_000_000,
     };
     let records: Vec<Record> = (0..n as u64).map(|payload| Record { payload }).collect();
-    // Twitter's layout, host 3 of 16, 63 shards: each worker has 4,096 IDs per ms of its own.
+    // Twitter's layout, node 3 of 16, 63 shards: each worker has 4,096 IDs per ms of its own.
     let gen = ShardedGenerator::builder(Layout::TWITTER)
         .shard_bits(6)
-        .host(3)
+        .node(3)
         .build()?;
 
     let started = Instant::now();

@@ -30,7 +30,7 @@
 //!   only to the tick (IDs of one tick order by node), so one task's later ID can be smaller
 //!   than its earlier one. Use it on a multi-threaded runtime when throughput matters more
 //!   than per-task order.
-//! - A [`Lease`](crate::Lease) is `!Sync`; mint from it with [`next_id_with`] in the one
+//! - A [`OwnedShard`](crate::OwnedShard) is `!Sync`; mint from it with [`next_id_with`] in the one
 //!   task that owns it.
 //!
 //! ```

@@ -19,7 +19,7 @@
 //! | `snowmint_clock_behind_seconds` | histogram | | a call found the clock behind the issued time, by this much (its count is the step-back count, its max the largest) |
 //! | `snowmint_errors_total` | counter | `kind` = `exhausted` / `clock_behind` / `before_epoch` / `no_free_shard` / `expired` / `fenced` / `lost` | an error returned to the caller (`try_` calls included) |
 //! | `snowmint_overflow_ids_total` | counter | | a `ShardedGenerator` minted from its shared overflow shard |
-//! | `snowmint_shards_held` | gauge | | exclusive shards held now (by threads and `Lease`s), across the process's sharded generators |
+//! | `snowmint_shards_held` | gauge | | exclusive shards held now (by threads and `OwnedShard`s), across the process's sharded generators |
 //! | `snowmint_lease_acquisitions_total` | counter | `namespace` | a Redis lease took a node |
 //! | `snowmint_lease_node` | gauge | `namespace` | the node number it took (the latest) |
 //! | `snowmint_fence_renewals_total` | counter | `outcome` = `held` / `failed` / `lost` | a fenced source's keeper answered a renewal |
@@ -41,12 +41,11 @@ use crate::error::MintError;
 use crate::fence::{FenceError, Renewal};
 use crate::layout::Layout;
 
-/// Whose minting an event is about, as trace fields: a generator's `node`, or a sharded
-/// generator's `host` (the node bits above its shards). Each is left out when unknown.
+/// Whose minting an event is about, as trace fields: a generator's `node` (for a sharded
+/// generator, the node above its shards). Each is left out when unknown.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Whose {
     pub(crate) node: Option<u64>,
-    pub(crate) host: Option<u64>,
 }
 
 /// Why a call waits.
@@ -125,7 +124,6 @@ pub(crate) fn wait_started(
                 unit_ms,
                 sequence_bits,
                 node = whose.node,
-                host = whose.host,
                 wait_us = micros(for_at_least),
                 "sequence used up: waiting for the next tick"
             ),
@@ -134,7 +132,6 @@ pub(crate) fn wait_started(
                 unit_ms,
                 sequence_bits,
                 node = whose.node,
-                host = whose.host,
                 behind_us = micros(for_at_least),
                 "clock behind the last issued time: waiting for it to catch up"
             ),
@@ -143,7 +140,6 @@ pub(crate) fn wait_started(
                 unit_ms,
                 sequence_bits,
                 node = whose.node,
-                host = whose.host,
                 wait_us = micros(for_at_least),
                 "fenced: waiting for the keeper to secure the node again"
             ),
@@ -326,7 +322,6 @@ fn record_error(layout: &Layout, whose: Whose, e: &FenceError, behind_recorded: 
                 unit_ms,
                 sequence_bits,
                 node = whose.node,
-                host = whose.host,
                 kind,
                 wait_us = micros(*retry_after),
                 error = %e,
@@ -337,7 +332,6 @@ fn record_error(layout: &Layout, whose: Whose, e: &FenceError, behind_recorded: 
                 unit_ms,
                 sequence_bits,
                 node = whose.node,
-                host = whose.host,
                 kind,
                 behind_us = micros(*behind),
                 error = %e,
@@ -357,7 +351,6 @@ fn record_error(layout: &Layout, whose: Whose, e: &FenceError, behind_recorded: 
                 unit_ms,
                 sequence_bits,
                 node = whose.node,
-                host = whose.host,
                 kind,
                 error = %e,
                 "not minted"
@@ -383,7 +376,6 @@ pub(crate) fn overflow_shard(layout: &Layout, whose: Whose) {
             unit_ms,
             sequence_bits,
             node = whose.node,
-            host = whose.host,
             "minted from the overflow shard: no shard of its own for this thread"
         );
     }

@@ -19,7 +19,7 @@
 //!   expiry dates and capacity. More: [`docs::layouts`].
 //! - [`Id`] and [`Encoding`]: the value, its encodings and strict parsers; serde (feature
 //!   `serde`) and PostgreSQL `BIGINT` (features `postgres`, `sqlx`). More: [`docs::encodings`].
-//! - [`Generator`], [`ShardedGenerator`], [`Lease`], [`IdBatch`]: one atomic word per node, a
+//! - [`Generator`], [`ShardedGenerator`], [`OwnedShard`], [`IdBatch`]: one atomic word per node, a
 //!   shard per thread, batches; all [`IdSource`]s. More: [`docs::generators`].
 //! - [`Clock`]s: [`TscClock`] (default), [`WallClock`], [`ManualClock`]. More: [`docs::time`].
 //! - Node numbers and fences: [`node`], [`FileGuard`], the Redis lease (feature `redis`),
@@ -74,7 +74,7 @@ pub use self::layout::{Layout, LayoutBuilder, Order, TimeGrid};
 pub use self::mint::Rollback;
 pub use self::node::{NodeError, NodeSource};
 pub use self::parts::Parts;
-pub use self::shard::{Lease, ShardError, ShardedBuilder, ShardedGenerator};
+pub use self::shard::{OwnedShard, ShardError, ShardedGenerator, ShardedGeneratorBuilder};
 pub use self::source::{IdSource, MintFailure, SourceBuilder};
 
 /// The README's examples, compiled and run as doctests.

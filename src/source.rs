@@ -11,11 +11,11 @@ use crate::id::Id;
 use crate::layout::Layout;
 
 /// A source of unique, time-ordered IDs of one layout: a [`Generator`](crate::Generator), a
-/// [`ShardedGenerator`](crate::ShardedGenerator), a shard's [`Lease`](crate::Lease), or any
+/// [`ShardedGenerator`](crate::ShardedGenerator), a shard's [`OwnedShard`](crate::OwnedShard), or any
 /// of them behind a [`Fenced`](crate::Fenced) wrapper (a file guard or a Redis lease).
 ///
 /// Code that mints (rayon helpers, the async calls, the command-line tool, the ID service)
-/// takes any implementor, so the parts compose: a Redis-leased host with a shard per thread
+/// takes any implementor, so the parts compose: a Redis-leased node with a shard per thread
 /// is `Fenced<ShardedGenerator>`, and mints through this trait like a plain generator.
 ///
 /// Every implementor keeps the same promises: IDs from one source never repeat and, from one
@@ -30,7 +30,7 @@ use crate::layout::Layout;
 /// }
 ///
 /// let plain = Generator::new(Layout::TWITTER, 1)?;
-/// let sharded = ShardedGenerator::builder(Layout::TWITTER).host(2).build()?;
+/// let sharded = ShardedGenerator::builder(Layout::TWITTER).node(2).build()?;
 /// assert_eq!(first_three(&plain)?.len(), 3);
 /// let ids = first_three(&sharded)?;
 /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
@@ -172,7 +172,7 @@ impl MintFailure for MintError {
 
 /// The settings of a source whose node number comes from outside: a node source, a lease, a
 /// restart guard. For a [`Generator`](crate::Generator) the number is its node; for a
-/// [`ShardedGenerator`](crate::ShardedGenerator), its host (the node bits above the shards).
+/// [`ShardedGenerator`](crate::ShardedGenerator), its node (the node bits above the shards).
 ///
 /// ```
 /// use snowmint::{Generator, Layout, ShardedGenerator, SourceBuilder};
@@ -182,8 +182,8 @@ impl MintFailure for MintError {
 ///     b.node(n).build()
 /// }
 /// assert_eq!(on_node(Generator::builder(Layout::TWITTER), 5_000)?.node(), 1_023);
-/// // Twitter's 10 node bits, 6 of them shards: 16 hosts.
-/// assert_eq!(on_node(ShardedGenerator::builder(Layout::TWITTER), 5_000)?.host(), 15);
+/// // Twitter's 10 node bits, 6 of them shards: 16 nodes.
+/// assert_eq!(on_node(ShardedGenerator::builder(Layout::TWITTER), 5_000)?.node(), 15);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub trait SourceBuilder: Sized {
@@ -193,7 +193,7 @@ pub trait SourceBuilder: Sized {
     /// [`ShardError`](crate::ShardError) for a sharded generator.
     type Error: std::error::Error + From<LayoutError> + Send + Sync + 'static;
 
-    /// The largest node number the source takes (its host, when sharded).
+    /// The largest node number the source takes (its node, when sharded).
     ///
     /// ```
     /// use snowmint::{Generator, Layout, SourceBuilder};
@@ -201,7 +201,7 @@ pub trait SourceBuilder: Sized {
     /// ```
     fn max_node(&self) -> u64;
 
-    /// The node number set so far (the host, when sharded).
+    /// The node number set so far (the node, when sharded).
     ///
     /// ```
     /// use snowmint::{Generator, Layout, SourceBuilder};
@@ -209,7 +209,7 @@ pub trait SourceBuilder: Sized {
     /// ```
     fn node_number(&self) -> u64;
 
-    /// Sets the node number (the host, when sharded).
+    /// Sets the node number (the node, when sharded).
     ///
     /// ```
     /// use snowmint::{Generator, Layout, SourceBuilder};

@@ -234,7 +234,6 @@ fn exhausted_tick() {
         assert_eq!(e.field("sequence_bits"), "8", "{e:?}");
         assert_eq!(e.field("wait_us"), "10000", "{e:?}");
         assert_eq!(e.field("node"), "3", "{e:?}");
-        assert_eq!(e.field("host"), "<none>", "{e:?}");
     }
     assert_eq!(events[0].field("kind"), "exhausted");
 }
@@ -447,7 +446,7 @@ fn shards_held_and_overflow_use() {
     let mut leases = Vec::new();
     let (metrics, events) = observe(|| {
         // Every exclusive shard leased: this thread gets none.
-        leases.extend(std::iter::from_fn(|| gen.lease().ok()));
+        leases.extend(std::iter::from_fn(|| gen.own_shard().ok()));
         for _ in 0..3 {
             gen.next_id().unwrap();
         }
@@ -471,7 +470,7 @@ fn shards_held_and_overflow_use() {
     expected.push((Level::DEBUG, "gave a shard back"));
     assert_eq!(outline(&events), expected);
     assert_eq!(events[0].field("shard"), "0");
-    assert_eq!(events[shards].field("host"), "0");
+    assert_eq!(events[shards].field("node"), "0");
     assert_eq!(events[shards + 3].field("shard"), (shards - 1).to_string());
 }
 

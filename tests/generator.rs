@@ -459,7 +459,7 @@ fn a_stuck_cheap_reading_is_corrected_within_1024_ids() {
                 .clock(stuck)
                 .build()
                 .unwrap();
-            let lease = gen.lease().unwrap();
+            let lease = gen.own_shard().unwrap();
             Box::new(move || layout.decode(lease.next_id().unwrap()).unix_millis())
         };
         // A tick's first two IDs read the exact clock, still in step with the cheap one.

@@ -1,4 +1,4 @@
-//! Property tests for shards: arbitrary lease / mint / release sequences on a scripted clock
+//! Property tests for shards: arbitrary own / mint / release sequences on a scripted clock
 //! never repeat an ID, the blocking and non-blocking forms agree call by call, and every call
 //! on a shard of known state follows the step rule (the property is `support/shard_script.rs`,
 //! shared with the `shards` fuzz target).
@@ -13,7 +13,7 @@ use snowmint::{MintError, Rollback};
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        2 => Just(Op::Lease),
+        2 => Just(Op::OwnedShard),
         1 => any::<u8>().prop_map(|slot| Op::Drop { slot }),
         6 => any::<u8>().prop_map(|slot| Op::Mint { slot }),
         1 => (any::<u8>(), any::<u8>()).prop_map(|(slot, n)| Op::Batch { slot, n }),
@@ -65,31 +65,31 @@ fn script_of(shard_bits: u8, lead: u8, rollback: Rollback, ops: Vec<Op>) -> Scri
     }
 }
 
-/// The script can fail: a lease, dropped and re-taken, must continue after its last ID
+/// The script can fail: an owned shard, dropped and re-taken, must continue after its last ID
 /// (here with the clock frozen, so only the handed-back state prevents a repeat).
 #[test]
 fn a_scripted_hand_over_mints_and_is_checked() {
     let ops = vec![
-        Op::Lease,
+        Op::OwnedShard,
         Op::Mint { slot: 0 },
         Op::Mint { slot: 0 },
         Op::Drop { slot: 0 },
-        Op::Lease,
+        Op::OwnedShard,
         Op::Mint { slot: 0 },
         Op::MintLocal,
         Op::ReleaseLocal,
         Op::MintLocal,
     ];
     let stats = run(&script_of(0, 0, Rollback::Wait, ops));
-    // The lease holds the one exclusive shard, so the thread mints on the overflow shard;
+    // The owned shard holds the one exclusive shard, so the thread mints on the overflow shard;
     // after release_local its next overflow ID must lie past that tick, which the frozen
-    // clock and a lead of 0 refuse. The lease's three calls follow the step rule (its shard
+    // clock and a lead of 0 refuse. The owned shard's three calls follow the step rule (its shard
     // starts at state 0 and is handed back in a known state); the overflow shard's are not
     // modelled.
     assert_eq!((stats.ids, stats.refused, stats.modelled), (4, 1, 3));
 }
 
-/// The cached hot paths meet a clock that stepped back: a lease and the thread's own shard
+/// The cached hot paths meet a clock that stepped back: an owned shard and the thread's own shard
 /// each mint, the clock goes back 3 ticks (beyond the lead of 1), and each mints again.
 /// `Rollback::Wait` refuses with the exact distance; `Continue` keeps minting in the last tick.
 #[test]
@@ -97,7 +97,7 @@ fn the_cached_paths_follow_the_policy_when_the_clock_steps_back() {
     let ops = vec![
         // Rewinds stop at the clock's start: move on first, to have room to go back.
         Op::Advance { nanos: 10_000 },
-        Op::Lease,
+        Op::OwnedShard,
         Op::Mint { slot: 0 },
         Op::MintLocal,
         Op::Rewind { nanos: 3_000 },
@@ -110,7 +110,7 @@ fn the_cached_paths_follow_the_policy_when_the_clock_steps_back() {
         Op::Mint { slot: 0 },
         Op::MintLocal,
     ];
-    // Shard bits 1 % 3 + 1 = 2: three exclusive shards, one for the lease and one for the
+    // Shard bits 1 % 3 + 1 = 2: three exclusive shards, one for the owned shard and one for the
     // thread.
     let wait = run(&script_of(1, 1, Rollback::Wait, ops.clone()));
     // Refused twice each (3 and 1.5 ticks behind, beyond the lead of 1); then the clock is

@@ -541,7 +541,7 @@ fn leased_shards_example() -> PathBuf {
 }
 
 #[test]
-fn two_leased_sharded_processes_get_different_hosts_and_share_no_id() {
+fn two_leased_sharded_processes_get_different_nodes_and_share_no_id() {
     let Some(server) = RedisServer::start("leased_shards") else {
         return;
     };
@@ -558,9 +558,9 @@ fn two_leased_sharded_processes_get_different_hosts_and_share_no_id() {
             .expect("start the example");
         (child, out)
     };
-    // Started together: both race for hosts in the same namespace.
+    // Started together: both race for nodes in the same namespace.
     let (a, b) = (run("a"), run("b"));
-    let mut hosts = Vec::new();
+    let mut nodes = Vec::new();
     let mut files = Vec::new();
     for (child, out) in [a, b] {
         let output = child.wait_with_output().expect("example ran");
@@ -568,12 +568,12 @@ fn two_leased_sharded_processes_get_different_hosts_and_share_no_id() {
         assert!(output.status.success(), "{stdout}");
         let last = stdout.lines().last().unwrap_or_default().to_string();
         assert!(last.ends_with(", 0 duplicates"), "{last}");
-        let host: u64 = last
-            .split(", host ")
+        let node: u64 = last
+            .split(", node ")
             .nth(1)
             .and_then(|rest| rest.split(',').next())
             .and_then(|h| h.parse().ok())
-            .unwrap_or_else(|| panic!("no host in {last:?}"));
+            .unwrap_or_else(|| panic!("no node in {last:?}"));
         let ids: Vec<Id> = std::fs::read_to_string(&out)
             .expect("IDs written")
             .lines()
@@ -585,17 +585,17 @@ fn two_leased_sharded_processes_get_different_hosts_and_share_no_id() {
             "{last} but {} IDs in the file",
             ids.len()
         );
-        // Every ID carries the process's leased host above the 6 shard bits.
+        // Every ID carries the process's leased node above the 6 shard bits.
         assert!(ids
             .iter()
-            .all(|&id| Layout::SONYFLAKE.decode(id).node() >> 6 == host));
-        hosts.push(host);
+            .all(|&id| Layout::SONYFLAKE.decode(id).node() >> 6 == node));
+        nodes.push(node);
         files.push(ids.into_iter().collect::<HashSet<_>>());
     }
     assert_ne!(
-        hosts[0], hosts[1],
-        "both processes leased host {}",
-        hosts[0]
+        nodes[0], nodes[1],
+        "both processes leased node {}",
+        nodes[0]
     );
     assert_eq!(files[0].intersection(&files[1]).count(), 0);
     let _ = std::fs::remove_dir_all(&dir);
@@ -635,7 +635,7 @@ fn a_leased_sharded_generator_restarts_after_everything_it_issued() {
     let second = lease(&server, "restart")
         .nodes(3..=3)
         .acquire(builder())
-        .expect("the same host again");
+        .expect("the same node again");
     for _ in 0..1_000 {
         let id = second.next_id().expect("mint");
         assert!(

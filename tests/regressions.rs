@@ -30,7 +30,7 @@ fn a_sharded_restart_repeats_no_id_of_any_shard() {
         .unwrap();
     // Shard 0 (this thread) reaches sequence 9; shard 1 (a lease) issues sequence 0 only.
     let mut issued: Vec<Id> = (0..10).map(|_| before.next_id().unwrap()).collect();
-    let lease = before.lease().unwrap();
+    let lease = before.own_shard().unwrap();
     let saved = lease.next_id().unwrap();
     issued.push(saved);
     drop(lease);
@@ -52,7 +52,7 @@ fn a_sharded_restart_repeats_no_id_of_any_shard() {
             .start_after(after)
             .build()
             .unwrap();
-        let lease = again.lease().unwrap();
+        let lease = again.own_shard().unwrap();
         let fresh: Vec<Id> = (0..10)
             .map(|_| again.next_id().unwrap())
             .chain((0..10).map(|_| lease.next_id().unwrap()))
@@ -307,12 +307,12 @@ fn every_source_keeps_its_promises_through_the_trait() {
         .unwrap();
     mint_increasing(&gen, 100);
     let sharded = ShardedGenerator::builder(Layout::TWITTER)
-        .host(2)
+        .node(2)
         .clock(frozen())
         .build()
         .unwrap();
     mint_increasing(&sharded, 100);
-    let lease = sharded.lease().unwrap();
+    let lease = sharded.own_shard().unwrap();
     mint_increasing(&lease, 100);
     mint_increasing(&Arc::new(gen), 10);
 

@@ -1,4 +1,4 @@
-//! Sharded generators: per-thread shards, leases, reuse after release, the overflow shard.
+//! Sharded generators: per-thread shards, owned shards, reuse after release, the overflow shard.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Barrier};
@@ -32,9 +32,9 @@ fn a_reused_lease_continues_after_its_last_id() {
     let gen = one_exclusive_shard();
     let mut seen = HashSet::new();
     for round in 0..4 {
-        let lease = gen.lease().unwrap();
+        let owned = gen.own_shard().unwrap();
         for _ in 0..1_000 {
-            let id = lease.next_id().unwrap();
+            let id = owned.next_id().unwrap();
             assert!(seen.insert(id), "round {round} repeated {id}");
         }
     }
@@ -59,9 +59,11 @@ fn a_thread_that_exits_hands_its_shard_back_with_its_state() {
             assert!(seen.insert(id), "a later thread repeated {id}");
         }
     }
-    // And the shard is free again for an owned lease.
-    let lease = gen.lease().expect("the last thread handed the shard back");
-    assert!(seen.insert(lease.next_id().unwrap()));
+    // And the shard is free again for an owned shard.
+    let owned = gen
+        .own_shard()
+        .expect("the last thread handed the shard back");
+    assert!(seen.insert(owned.next_id().unwrap()));
 }
 
 /// A generator and where to send what is minted from it.
@@ -156,13 +158,13 @@ fn minting_from_a_thread_local_destructor_repeats_nothing_and_keeps_no_shard() {
 fn threads_beyond_the_shards_mint_on_the_overflow_shard() {
     let gen = ShardedGenerator::builder(Layout::TWITTER)
         .shard_bits(1)
-        .host(5)
+        .node(5)
         .clock(frozen())
         .build()
         .unwrap();
-    let lease = gen.lease().unwrap();
+    let owned = gen.own_shard().unwrap();
     assert!(matches!(
-        gen.lease(),
+        gen.own_shard(),
         Err(MintError::NoFreeShard { shards: 1 })
     ));
     let gen = &gen;
@@ -181,7 +183,7 @@ fn threads_beyond_the_shards_mint_on_the_overflow_shard() {
         assert!(seen.insert(id));
     }
     for _ in 0..200 {
-        let id = lease.next_id().unwrap();
+        let id = owned.next_id().unwrap();
         assert_eq!(node_of(id), 5 << 1);
         assert!(seen.insert(id));
     }
@@ -190,12 +192,12 @@ fn threads_beyond_the_shards_mint_on_the_overflow_shard() {
 #[test]
 fn two_sharded_generators_keep_separate_thread_state() {
     let a = ShardedGenerator::builder(Layout::TWITTER)
-        .host(1)
+        .node(1)
         .clock(frozen())
         .build()
         .unwrap();
     let b = ShardedGenerator::builder(Layout::TWITTER)
-        .host(2)
+        .node(2)
         .clock(frozen())
         .build()
         .unwrap();
@@ -220,10 +222,10 @@ fn two_sharded_generators_keep_separate_thread_state() {
 /// mixed up in a move repeats an ID or goes backwards.
 #[test]
 fn one_thread_alternating_two_generators_repeats_nothing() {
-    let make = |host| {
+    let make = |node| {
         ShardedGenerator::builder(Layout::TWITTER)
             .shard_bits(1)
-            .host(host)
+            .node(node)
             .clock(frozen())
             .build()
             .unwrap()
@@ -246,10 +248,10 @@ fn one_thread_alternating_two_generators_repeats_nothing() {
         assert!(id > last_b, "b went from {last_b} to {id}");
         last_b = id;
     }
-    // Handing a's shard back after all that: a lease continues after its last ID.
+    // Handing a's shard back after all that: an owned shard continues after its last ID.
     a.release_local_shard();
-    let lease = a.lease().expect("the one exclusive shard is free");
-    assert!(lease.next_id().unwrap() > last_a);
+    let owned = a.own_shard().expect("the one exclusive shard is free");
+    assert!(owned.next_id().unwrap() > last_a);
     assert_eq!(node_of(last_a), 1 << 1);
     assert_eq!(node_of(last_b), 2 << 1);
 }
@@ -266,7 +268,7 @@ fn the_overflow_shard_issues_its_whole_tick() {
         .max_wait(std::time::Duration::ZERO)
         .build()
         .unwrap();
-    let _lease = gen.lease().unwrap();
+    let _owned = gen.own_shard().unwrap();
     let per_tick = 1 << Layout::TWITTER.sequence_bits();
     let mut last = None;
     for i in 0..per_tick {
@@ -298,7 +300,7 @@ fn a_dropped_generator_does_not_leak_into_a_new_one() {
         "a new generator starts without this thread's shard"
     );
     let after = second.next_id().unwrap();
-    // Same host and clock: the new generator starts its shard afresh (restart semantics).
+    // Same node and clock: the new generator starts its shard afresh (restart semantics).
     assert_eq!(Layout::TWITTER.decode(after).sequence(), 0);
     assert_eq!(node_of(after), node_of(before));
 }
@@ -350,13 +352,13 @@ fn shard_batches_respect_the_tick_and_the_lead() {
         .clock(clock.clone())
         .build()
         .unwrap();
-    let lease = gen.lease().unwrap();
-    let first: Vec<Id> = lease.next_ids(10_000).unwrap().collect();
+    let owned = gen.own_shard().unwrap();
+    let first: Vec<Id> = owned.next_ids(10_000).unwrap().collect();
     assert_eq!(first.len(), 8_192, "this tick and one borrowed");
-    assert!(lease.try_next_ids(1).is_err());
-    assert!(lease.try_next_id().is_err());
+    assert!(owned.try_next_ids(1).is_err());
+    assert!(owned.try_next_id().is_err());
     clock.advance(std::time::Duration::from_millis(1));
-    let more = lease.next_id().unwrap();
+    let more = owned.next_id().unwrap();
     assert!(more > *first.last().unwrap());
     let thread_batch: Vec<Id> = gen.next_ids(5).unwrap().collect();
     assert_eq!(thread_batch.len(), 5);
@@ -390,19 +392,19 @@ fn the_split_is_validated() {
     assert!(err.to_string().contains("allowed 1 to 16"));
     let err = ShardedGenerator::builder(Layout::SONYFLAKE)
         .shard_bits(6)
-        .host(1_024)
+        .node(1_024)
         .build()
         .unwrap_err();
     assert_eq!(
         err,
-        ShardError::HostOutOfRange {
-            host: 1_024,
+        ShardError::NodeOutOfRange {
+            node: 1_024,
             max: 1_023
         }
     );
     assert_eq!(
         err.to_string(),
-        "host 1024 is out of range: allowed 0 to 1023 (the node bits above the shard bits)"
+        "node 1024 is out of range: allowed 0 to 1023 (the node bits above the shard bits)"
     );
 }
 
@@ -415,10 +417,10 @@ fn a_thread_keeps_increasing_across_release_local() {
         .lead_ticks(3)
         .build()
         .unwrap();
-    let first = gen.lease().unwrap();
-    let _second = gen.lease().unwrap();
+    let first = gen.own_shard().unwrap();
+    let _second = gen.own_shard().unwrap();
     let a = gen.next_id().unwrap();
-    assert_eq!(node_of(a) & 3, 2, "shards 0 and 1 are leased");
+    assert_eq!(node_of(a) & 3, 2, "shards 0 and 1 are owned");
     drop(first);
     gen.release_local_shard();
     let b = gen.next_id().unwrap();
@@ -429,7 +431,7 @@ fn a_thread_keeps_increasing_across_release_local() {
     );
     // From the overflow shard to an own shard, through release_local too.
     gen.release_local_shard();
-    let _all = (gen.lease().unwrap(), gen.lease().unwrap());
+    let _all = (gen.own_shard().unwrap(), gen.own_shard().unwrap());
     let c = gen.next_id().unwrap();
     assert_eq!(
         node_of(c) & 3,
@@ -517,16 +519,16 @@ where
 
 #[test]
 fn threads_overlapping_on_the_overflow_shard_never_duplicate() {
-    // One exclusive shard, held by a lease for the whole test: four threads meet on the
+    // One exclusive shard, held by an owned shard for the whole test: four threads meet on the
     // overflow shard, the sharded generator's only state shared by CAS, through every
     // thread-local call that reaches it.
     let gen = ShardedGenerator::builder(ROOMY)
         .shard_bits(1)
-        .host(1)
+        .node(1)
         .max_wait(PATIENT)
         .build()
         .unwrap();
-    let lease = gen.lease().unwrap();
+    let owned = gen.own_shard().unwrap();
     let runs = mint_overlapping(4, 4, |i, ids| match i % 4 {
         0 => ids.push(gen.next_id().unwrap()),
         1 => match gen.try_next_id() {
@@ -543,26 +545,26 @@ fn threads_overlapping_on_the_overflow_shard_never_duplicate() {
     for run in &runs {
         assert!(run.iter().all(|&id| ROOMY.decode(id).node() == 0b11));
     }
-    assert_eq!(ROOMY.decode(lease.next_id().unwrap()).node(), 0b10);
+    assert_eq!(ROOMY.decode(owned.next_id().unwrap()).node(), 0b10);
 }
 
 #[test]
 fn more_threads_than_shards_overlapping_never_duplicate() {
     // Three exclusive shards and six threads: three mint on shards of their own, the rest on
-    // the overflow shard, all at once; and a lease taken and dropped over and over moves the
+    // the overflow shard, all at once; and an owned shard taken and dropped over and over moves the
     // shards between the leasing threads and the overflowing ones.
     let gen = ShardedGenerator::builder(ROOMY)
         .shard_bits(2)
         .max_wait(PATIENT)
         .build()
         .unwrap();
-    // Thread 5's IDs come from one lease after another, or the overflow shard: a lease of a
+    // Thread 5's IDs come from one owned after another, or the overflow shard: an owned shard of a
     // lower shard in the same tick mints lower IDs, so only threads 0 to 4 must increase.
     let runs = mint_overlapping(6, 5, |i, ids| {
         if i == 5 {
-            // A lease for a few IDs; while every shard is held, the overflow shard.
-            match gen.lease() {
-                Ok(lease) => ids.push(lease.next_id().unwrap()),
+            // An owned shard for a few IDs; while every shard is held, the overflow shard.
+            match gen.own_shard() {
+                Ok(owned) => ids.push(owned.next_id().unwrap()),
                 Err(MintError::NoFreeShard { shards: 3 }) => ids.push(gen.next_id().unwrap()),
                 Err(e) => panic!("{e}"),
             }
@@ -592,10 +594,10 @@ fn a_thread_on_the_overflow_shard_takes_a_freed_shard_every_1024_ids() {
         .lead_ticks(1)
         .build()
         .unwrap();
-    let lease = gen.lease().unwrap();
+    let owned = gen.own_shard().unwrap();
     let mut ids = vec![gen.next_id().unwrap()];
-    assert_eq!(gen.local_shard(), None, "the one exclusive shard is leased");
-    drop(lease);
+    assert_eq!(gen.local_shard(), None, "the one exclusive shard is owned");
+    drop(owned);
     for _ in 0..1_024 {
         ids.push(gen.next_id().unwrap());
     }
@@ -632,12 +634,8 @@ fn a_thread_claims_reports_and_mints_on_its_shard() {
         .build()
         .unwrap();
     assert_eq!(gen.max_wait(), std::time::Duration::from_millis(7));
-    let _leases = (gen.lease().unwrap(), gen.lease().unwrap());
-    assert_eq!(
-        gen.claim_local_shard(),
-        Some(2),
-        "shards 0 and 1 are leased"
-    );
+    let _owned = (gen.own_shard().unwrap(), gen.own_shard().unwrap());
+    assert_eq!(gen.claim_local_shard(), Some(2), "shards 0 and 1 are owned");
     assert_eq!(gen.local_shard(), Some(2));
     let id = gen
         .next_id_timeout(std::time::Duration::from_millis(5))
@@ -664,12 +662,12 @@ fn a_thread_claims_reports_and_mints_on_its_shard() {
 fn the_split_is_reported_as_built() {
     let gen = ShardedGenerator::builder(Layout::TWITTER)
         .clock(frozen())
-        .host(3)
+        .node(3)
         .shard_bits(3)
         .build()
         .unwrap();
-    assert_eq!((gen.host(), gen.shard_bits(), gen.shards()), (3, 3, 7));
-    let (first, second) = (gen.lease().unwrap(), gen.lease().unwrap());
+    assert_eq!((gen.node(), gen.shard_bits(), gen.shards()), (3, 3, 7));
+    let (first, second) = (gen.own_shard().unwrap(), gen.own_shard().unwrap());
     assert_eq!((first.node(), second.node()), (3 << 3, 3 << 3 | 1));
     assert_eq!(node_of(second.next_id().unwrap()), second.node());
     assert_eq!(second.max_wait(), gen.max_wait());
@@ -680,23 +678,26 @@ fn the_split_is_reported_as_built() {
 fn debug_shows_the_split() {
     let gen = ShardedGenerator::builder(Layout::TWITTER)
         .clock(frozen())
-        .host(5)
+        .node(5)
         .build()
         .unwrap();
     let text = format!("{gen:?}");
     assert!(text.starts_with("ShardedGenerator {"), "{text}");
     assert!(
-        text.contains("host: 5") && text.contains("shard_bits: 6"),
+        text.contains("node: 5") && text.contains("shard_bits: 6"),
         "{text}"
     );
-    let lease = gen.lease().unwrap();
-    assert!(format!("{lease:?}").starts_with("Lease {"), "{lease:?}");
+    let owned = gen.own_shard().unwrap();
+    assert!(
+        format!("{owned:?}").starts_with("OwnedShard {"),
+        "{owned:?}"
+    );
 }
 
-/// As a `SourceBuilder` (what node sources and leases build from), a sharded builder's node
-/// is its host: the node bits above the shard bits.
+/// As a `SourceBuilder` (what node sources and owned shards build from), a sharded builder's node
+/// is its node: the node bits above the shard bits.
 #[test]
-fn the_source_builder_node_is_the_host() {
+fn the_source_builder_node_is_the_node_above_the_shards() {
     use snowmint::SourceBuilder;
     let b = ShardedGenerator::builder(Layout::TWITTER)
         .clock(frozen())
@@ -710,7 +711,7 @@ fn the_source_builder_node_is_the_host() {
     assert_eq!(SourceBuilder::node_number(&b), 9);
     assert_eq!(*SourceBuilder::layout(&b), Layout::TWITTER);
     let gen = SourceBuilder::build(b).unwrap();
-    assert_eq!((gen.host(), gen.shard_bits()), (9, 4));
+    assert_eq!((gen.node(), gen.shard_bits()), (9, 4));
     let default = ShardedGenerator::builder(Layout::SONYFLAKE).clock(frozen());
     assert_eq!(
         SourceBuilder::max_node(&default),
@@ -719,7 +720,7 @@ fn the_source_builder_node_is_the_host() {
     );
 }
 
-/// `last_id` covers every ID issued so far: on a shard reused in a later tick, on a lease
+/// `last_id` covers every ID issued so far: on a shard reused in a later tick, on an owned shard
 /// whose ticks move on, and across the middle of the layout's lifetime (where a tick shifted
 /// up by the sequence bits would wrap past 2^64).
 #[test]
@@ -732,15 +733,15 @@ fn last_id_covers_every_id_of_reused_shards_and_later_ticks() {
             .clock(clock.clone())
             .build()
             .unwrap();
-        let first = gen.lease().unwrap();
+        let first = gen.own_shard().unwrap();
         let id = first.next_id().unwrap();
         assert!(gen.last_id() >= Some(id));
         drop(first);
         for _ in 0..3 {
             clock.advance(std::time::Duration::from_millis(1));
-            let lease = gen.lease().unwrap();
+            let owned = gen.own_shard().unwrap();
             for _ in 0..3 {
-                let id = lease.next_id().unwrap();
+                let id = owned.next_id().unwrap();
                 assert!(gen.last_id() >= Some(id), "start {start_ms} ms");
                 clock.advance(std::time::Duration::from_millis(1));
             }
@@ -764,7 +765,7 @@ fn the_overflow_shard_mints_in_the_first_tick() {
             assert_eq!(gen.claim_local_shard(), Some(0));
             gen.release_local_shard();
         }
-        let _lease = gen.lease().unwrap();
+        let _owned = gen.own_shard().unwrap();
         let id = gen.try_next_id().expect("tick 0 has room");
         assert_eq!((layout.decode(id).ticks(), node_of(id)), (0, 1));
     }

@@ -164,7 +164,7 @@ fn sharded(total: usize) {
     // over the default 1 s from failing a test that counts duplicates.
     let gen = ShardedGenerator::builder(EIGHT_SHARDS)
         .shard_bits(3)
-        .host(0)
+        .node(0)
         .max_wait(Duration::from_secs(60))
         .build()
         .unwrap();
@@ -178,7 +178,7 @@ fn sharded(total: usize) {
         let mut overflow = Vec::new();
         let mut minted = 0;
         while minted < per {
-            match gen.lease() {
+            match gen.own_shard() {
                 Ok(lease) => {
                     let run: Vec<Id> = (0..10_000).map(|_| lease.next_id().unwrap()).collect();
                     minted += run.len();

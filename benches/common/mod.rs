@@ -35,13 +35,13 @@ impl<C: Clock> Mint for ShardedGenerator<C> {
     }
 }
 
-impl<C: Clock> Mint for snowmint::Lease<C> {
+impl<C: Clock> Mint for snowmint::OwnedShard<C> {
     #[inline(always)]
     fn mint(&self) -> u64 {
         // `expect`, as a user would write: the failure is one cold call, not inlined
         // formatting.
         self.next_id()
-            .expect("snowmint (lease) failed to mint")
+            .expect("snowmint (owned) failed to mint")
             .to_u64()
     }
 }

@@ -10,7 +10,7 @@ use serve_support::{metric, poll, request, Server};
 use snowmint::{Id, Layout};
 
 /// `--workers 2` gives 2 shard bits (3 exclusive shards and the overflow), whatever the
-/// machine: host 5 owns nodes 20 to 23.
+/// machine: node 5 owns nodes 20 to 23.
 const FIXED: &[&str] = &["--workers", "2", "--node", "5", "--max-batch", "5000"];
 
 fn node_of(id: u64) -> u64 {
@@ -34,7 +34,7 @@ fn every_endpoint_answers() {
         "{text:?}"
     );
     let id: u64 = text.trim_end().parse().expect("a decimal ID");
-    assert_eq!(node_of(id) >> 2, 5, "host 5, shard below it");
+    assert_eq!(node_of(id) >> 2, 5, "node 5, shard below it");
 
     let lines = server.get("/ids?n=5000");
     assert_eq!(lines.status, 200);
@@ -81,7 +81,7 @@ fn every_endpoint_answers() {
     assert_eq!(health.status, 200);
     let h = health.json();
     assert_eq!(
-        (h["status"].as_str(), h["host"].as_u64()),
+        (h["status"].as_str(), h["node"].as_u64()),
         (Some("ok"), Some(5))
     );
     assert_eq!(h["source"], "fixed");
@@ -186,12 +186,12 @@ fn every_bad_request_gets_a_json_error_naming_its_rule() {
 
 #[test]
 fn bad_settings_are_refused_at_start_with_exit_status_2_or_1() {
-    // Twitter with 2 shard bits leaves hosts 0 to 255.
+    // Twitter with 2 shard bits leaves nodes 0 to 255.
     let err = Server::try_start(&["--workers", "2", "--node", "256"])
         .err()
         .expect("refused");
     assert!(
-        err.contains("host 256 is out of range: allowed 0 to 255"),
+        err.contains("node 256 is out of range: allowed 0 to 255"),
         "{err}"
     );
     let err = Server::try_start(&["--layout", "mastodon"])

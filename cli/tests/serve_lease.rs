@@ -1,8 +1,8 @@
 //! `snowmint serve --lease` against a real `redis-server` (started on a free loopback port by
 //! `tests/common/redis.rs`; `SNOWMINT_REQUIRE_REDIS=1` makes a missing one a failure): two
-//! services get different hosts and hand out no common ID; a dead Redis fences the service
+//! services get different nodes and hand out no common ID; a dead Redis fences the service
 //! (503 with Retry-After, `/healthz` failing) until it returns; a stop releases the lease
-//! and leaves its mark; a service paused past its TTL finds its host taken and exits 1.
+//! and leaves its mark; a service paused past its TTL finds its node taken and exits 1.
 
 #[path = "../../tests/common/redis.rs"]
 mod redis_server;
@@ -35,14 +35,14 @@ fn lease_args<'a>(url: &'a str, namespace: &'a str, ttl: &'a str) -> Vec<&'a str
     ]
 }
 
-fn host_of(server: &Server) -> u64 {
+fn node_of(server: &Server) -> u64 {
     let h = server.get("/healthz").json();
     assert_eq!(h["source"], "lease");
-    h["host"].as_u64().expect("host")
+    h["node"].as_u64().expect("node")
 }
 
 #[test]
-fn two_services_on_one_redis_get_different_hosts_and_share_no_id_in_a_million() {
+fn two_services_on_one_redis_get_different_nodes_and_share_no_id_in_a_million() {
     let Some(redis) = RedisServer::start("serve-two") else {
         return;
     };
@@ -51,50 +51,50 @@ fn two_services_on_one_redis_get_different_hosts_and_share_no_id_in_a_million() 
     // machine, so every request of the million must be answered.
     let mut a = Server::start(&lease_args(&url, "orders", "3s"));
     let mut b = Server::start(&lease_args(&url, "orders", "3s"));
-    let (host_a, host_b) = (host_of(&a), host_of(&b));
-    assert_ne!(host_a, host_b, "one namespace, two holders, two hosts");
+    let (node_a, node_b) = (node_of(&a), node_of(&b));
+    assert_ne!(node_a, node_b, "one namespace, two holders, two nodes");
 
     // The library's lease metrics reach /metrics: the recorder is installed before the
     // lease is taken.
     let m = a.get("/metrics").text();
     assert_eq!(
         metric(&m, r#"snowmint_lease_node{namespace="orders"}"#),
-        Some(host_a as f64),
+        Some(node_a as f64),
         "{m}"
     );
 
     let mut seen = HashSet::with_capacity(1_000_000);
     let mut latest_ms = [0_u64; 2];
     for round in 0..100 {
-        let (server, host, side) = if round % 2 == 0 {
-            (&a, host_a, 0)
+        let (server, node, side) = if round % 2 == 0 {
+            (&a, node_a, 0)
         } else {
-            (&b, host_b, 1)
+            (&b, node_b, 1)
         };
         let reply = server.get("/ids?n=10000");
         assert_eq!(reply.status, 200, "{}", reply.text());
         for line in reply.text().lines() {
             let id: u64 = line.parse().expect("decimal");
             let d = Layout::TWITTER.decode(Id::from_u64(id));
-            assert_eq!(d.node() >> 2, host, "each service mints under its own host");
+            assert_eq!(d.node() >> 2, node, "each service mints under its own node");
             latest_ms[side] = latest_ms[side].max(d.unix_millis());
             assert!(seen.insert(id), "ID {id} handed out twice");
         }
     }
     assert_eq!(seen.len(), 1_000_000);
 
-    for (server, host, side) in [(&mut a, host_a, 0), (&mut b, host_b, 1)] {
+    for (server, node, side) in [(&mut a, node_a, 0), (&mut b, node_b, 1)] {
         let status = server.stop();
         assert!(status.success(), "{status:?}: {}", server.stderr());
         assert!(
             server
                 .stderr()
-                .contains(&format!("released host {host} in namespace \"orders\"")),
+                .contains(&format!("released node {node} in namespace \"orders\"")),
             "{}",
             server.stderr()
         );
-        // Released: the key is gone, so the next service takes the host at once...
-        let key = format!("snowmint:orders:node:{host}");
+        // Released: the key is gone, so the next service takes the node at once...
+        let key = format!("snowmint:orders:node:{node}");
         assert_eq!(redis.command(&["EXISTS", &key]), ":0");
         // ...and the mark it left covers every ID it handed out.
         let mark: u64 = redis
@@ -117,7 +117,7 @@ fn a_dead_redis_fences_the_service_until_it_returns() {
     let url = redis.url();
     // A TTL of 1 s: the service fences itself within a second of losing Redis.
     let mut server = Server::start(&lease_args(&url, "fence", "1s"));
-    let host = host_of(&server);
+    let node = node_of(&server);
     assert_eq!(server.get("/id").status, 200);
 
     redis.kill();
@@ -139,7 +139,7 @@ fn a_dead_redis_fences_the_service_until_it_returns() {
     assert!(refused.json()["message"]
         .as_str()
         .unwrap()
-        .contains(&format!("node {host} is fenced")));
+        .contains(&format!("node {node} is fenced")));
     assert_eq!(server.get("/ids?n=10").status, 503);
     let m = server.get("/metrics").text();
     assert_eq!(metric(&m, "snowmint_serve_minting"), Some(0.0), "{m}");
@@ -148,19 +148,19 @@ fn a_dead_redis_fences_the_service_until_it_returns() {
         "the library's own metrics are exported: {m}"
     );
 
-    // Redis is back (empty: it had no persistence); the service takes its host back.
+    // Redis is back (empty: it had no persistence); the service takes its node back.
     redis.restart();
     poll(LEASE_LIMIT, "/healthz to pass again", || {
         (server.get("/healthz").status == 200).then_some(())
     });
-    assert_eq!(host_of(&server), host);
+    assert_eq!(node_of(&server), node);
     let again = server.get("/id");
     assert_eq!(again.status, 200, "{}", again.text());
     assert!(server.stop().success(), "{}", server.stderr());
 }
 
 #[test]
-fn a_service_paused_past_its_ttl_finds_its_host_taken_and_exits_1() {
+fn a_service_paused_past_its_ttl_finds_its_node_taken_and_exits_1() {
     let Some(redis) = RedisServer::start("serve-pause") else {
         return;
     };
@@ -168,15 +168,15 @@ fn a_service_paused_past_its_ttl_finds_its_host_taken_and_exits_1() {
     let mut args = lease_args(&url, "pause", "1s");
     args.extend(["--nodes", "5-5"]);
     let mut paused = Server::start(&args);
-    assert_eq!(host_of(&paused), 5);
+    assert_eq!(node_of(&paused), 5);
     // A garbage-collection pause, or a VM frozen: the process cannot renew.
     paused.signal("STOP");
-    // Host 5 is the only one of the range: a second service gets it once the first one's
+    // Node 5 is the only one of the range: a second service gets it once the first one's
     // lease lapsed (after its 1 s TTL), and is refused ("every node ... leased") before.
-    let taker = poll(LEASE_LIMIT, "the lapsed host to be taken", || {
+    let taker = poll(LEASE_LIMIT, "the lapsed node to be taken", || {
         Server::try_start(&args).ok()
     });
-    assert_eq!(host_of(&taker), 5);
+    assert_eq!(node_of(&taker), 5);
     assert_eq!(taker.get("/id").status, 200);
 
     paused.signal("CONT");
@@ -185,11 +185,11 @@ fn a_service_paused_past_its_ttl_finds_its_host_taken_and_exits_1() {
     assert_eq!(status.code(), Some(1), "{}", paused.stderr());
     let log = paused.stderr();
     assert!(
-        log.contains("host 5 was taken over by another process"),
+        log.contains("node 5 was taken over by another process"),
         "{log}"
     );
-    assert!(log.contains("error: the lease on host 5 was lost"), "{log}");
-    assert!(!log.contains("released host"), "{log}");
+    assert!(log.contains("error: the lease on node 5 was lost"), "{log}");
+    assert!(!log.contains("released node"), "{log}");
     // The new owner is untouched.
     assert_eq!(taker.get("/healthz").status, 200);
     let mut taker = taker;

@@ -1,5 +1,5 @@
-//! Shards: arbitrary lease / mint / release sequences on a scripted clock never repeat an ID,
-//! the blocking forms (the leases' and thread-local shards' cached hot path) agree with the
+//! Shards: arbitrary own / mint / release sequences on a scripted clock never repeat an ID,
+//! the blocking forms (the owned shards' and thread-local shards' cached hot path) agree with the
 //! non-blocking ones call by call, and calls on shards of known state follow the step rule.
 //! The property is `tests/support/shard_script.rs`, shared with `tests/prop_shards.rs`.
 #![no_main]
@@ -15,7 +15,7 @@ use shard_script::{run, Op, Script};
 
 fn op(u: &mut Unstructured) -> Result<Op> {
     Ok(match u.int_in_range(0..=8)? {
-        0 => Op::Lease,
+        0 => Op::OwnedShard,
         1 => Op::Drop {
             slot: u.arbitrary()?,
         },

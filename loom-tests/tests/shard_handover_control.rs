@@ -35,7 +35,7 @@ struct Slot {
 
 impl Slot {
     /// Takes the shard and mints two IDs from the state it held, then gives it back with
-    /// the new state, as a lease does; yields while the shard is held.
+    /// the new state, as an owned shard does; yields while the shard is held.
     fn hold_and_mint_two(&self) -> Vec<Id> {
         for _ in 0..LEASE_TRIES {
             // Relaxed: the library's hint before the CAS.

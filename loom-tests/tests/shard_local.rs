@@ -13,7 +13,7 @@
 //! returned, *before* its thread-locals are destroyed (`spawn_internal` notifies the joiner,
 //! then `thread_done` drops the locals), whereas std's explicit `join` waits for them. So a
 //! model thread that joins an exiting thread may still find the shard held, and the models
-//! lease it after the joins with the yielding retry, which lets the exiting thread finish.
+//! took it as an owned shard after the joins with the yielding retry, which lets the exiting thread finish.
 
 mod common;
 
@@ -25,10 +25,10 @@ use loom::sync::Arc;
 use loom::thread;
 use snowmint::{Id, Layout, ManualClock, Rollback, ShardedGenerator};
 
-/// 3 sequence bits: 8 IDs per tick, enough for the two threads and the final lease.
+/// 3 sequence bits: 8 IDs per tick, enough for the two threads and the final owned.
 const LAYOUT: Layout = layout(3);
 
-/// The exclusive shard's node and the overflow shard's (host 0, 1 shard bit).
+/// The exclusive shard's node and the overflow shard's (node 0, 1 shard bit).
 const EXCLUSIVE: u64 = 0;
 const OVERFLOW: u64 = 1;
 
@@ -64,7 +64,7 @@ fn shard_and_sequences(m: &Minted) -> (u64, Vec<u64>) {
 }
 
 /// Once both threads are done (exits included: see the module docs), the exclusive shard is
-/// free for a lease, whose first ID comes after every ID minted on the shard.
+/// free for an owned shard, whose first ID comes after every ID minted on the shard.
 fn lease_continues_after(gen: &ShardedGenerator<ManualClock>, minted: &[&Minted]) {
     let on_shard: Vec<Id> = minted
         .iter()

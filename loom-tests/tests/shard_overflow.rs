@@ -1,6 +1,6 @@
 //! The overflow shard under concurrency: the one state a sharded generator shares between
 //! threads, advanced by CAS exactly like a plain `Generator`'s. With `shard_bits(1)` there is
-//! one exclusive shard (node 0) and the overflow shard (node 1); a lease taken by the model's
+//! one exclusive shard (node 0) and the overflow shard (node 1); an owned shard taken by the model's
 //! own thread before it spawns anything holds the exclusive shard, so the threads' `next_id`
 //! and `try_next_id` land on the overflow shard.
 //!
@@ -9,11 +9,11 @@
 //!   order, and every one of the six ways to split them between the threads is reached (so
 //!   the threads really interleave on the shared state). Replacing the CAS by a plain store
 //!   (the state's `replace` in `src/generator/cell.rs`) makes this model fail at once with a
-//!   duplicate; no lease or thread-local model notices, as none of them has two threads on
+//!   duplicate; no owned-shard or thread-local model notices, as none of them has two threads on
 //!   the overflow shard.
-//! - `a_handover_while_another_thread_overflows`: one thread mints on the lease and drops it
+//! - `a_handover_while_another_thread_overflows`: one thread mints on the owned shard and drops it
 //!   while another mints through its thread-local path: it lands on the overflow shard while
-//!   the lease is held, or on the handed-back exclusive shard (continuing after the lease)
+//!   the owned shard is held, or on the handed-back exclusive shard (continuing after the owned shard)
 //!   once it is dropped. Afterwards the model's thread mints on both shards again: each
 //!   continues after everything issued on it, whoever issued it.
 
@@ -27,7 +27,7 @@ use loom::sync::Arc;
 use loom::thread;
 use snowmint::{Id, Layout, ManualClock, Rollback, ShardedGenerator};
 
-/// The exclusive shard's node and the overflow shard's (host 0, 1 shard bit).
+/// The exclusive shard's node and the overflow shard's (node 0, 1 shard bit).
 const EXCLUSIVE: u64 = 0;
 const OVERFLOW: u64 = 1;
 
@@ -73,7 +73,7 @@ fn two_threads_on_the_overflow_shard() {
         loom::model::Builder::new(),
         move || {
             let gen = Arc::new(sharded(LAYOUT, clock(), Rollback::default()));
-            let lease = gen.lease().expect("the one exclusive shard is free");
+            let owned = gen.own_shard().expect("the one exclusive shard is free");
             let threads: Vec<_> = (0..2)
                 .map(|_| {
                     let gen = Arc::clone(&gen);
@@ -90,7 +90,7 @@ fn two_threads_on_the_overflow_shard() {
             assert_eq!(
                 (node_a, node_b),
                 (OVERFLOW, OVERFLOW),
-                "the lease holds shard 0"
+                "the owned shard holds shard 0"
             );
             assert_eq!((a.local_shard, b.local_shard), (None, None));
             // The tick's sequence numbers, each exactly once: a lost CAS race burns none.
@@ -106,8 +106,8 @@ fn two_threads_on_the_overflow_shard() {
                 [2, 3] => "a 2 3",
                 other => panic!("thread a got {other:?}"),
             });
-            // The lease's shard was never touched: its first ID starts the tick.
-            let own = lease.next_id().expect("the exclusive shard is empty");
+            // The owned shard's shard was never touched: its first ID starts the tick.
+            let own = owned.next_id().expect("the exclusive shard is empty");
             assert_eq!(node_and_sequences(LAYOUT, &[own]), (EXCLUSIVE, vec![0]));
         },
     );
@@ -120,7 +120,7 @@ fn two_threads_on_the_overflow_shard() {
 
 #[test]
 fn a_handover_while_another_thread_overflows() {
-    // 8 IDs per tick: up to 5 on one shard (2 + 2 + the final lease's).
+    // 8 IDs per tick: up to 5 on one shard (2 + 2 + the final owned shard's).
     const LAYOUT: Layout = layout(3);
     let seen = Seen::default();
     let tally = seen.clone();
@@ -129,16 +129,16 @@ fn a_handover_while_another_thread_overflows() {
         loom::model::Builder::new(),
         move || {
             let gen = Arc::new(sharded(LAYOUT, clock(), Rollback::default()));
-            let lease = gen.lease().expect("the one exclusive shard is free");
+            let owned = gen.own_shard().expect("the one exclusive shard is free");
             let holder = thread::spawn(move || {
                 let ids: Vec<Id> = (0..2)
                     .map(|_| {
-                        lease
+                        owned
                             .next_id()
                             .expect("the IDs of the model fit in the tick")
                     })
                     .collect();
-                drop(lease); // hands the shard back, with its state
+                drop(owned); // hands the shard back, with its state
                 ids
             });
             let other = {
@@ -156,28 +156,28 @@ fn a_handover_while_another_thread_overflows() {
             let mut on_overflow = Vec::new();
             match other_node {
                 OVERFLOW => {
-                    // The lease was held at the other's first call: the overflow shard, from 0.
+                    // The owned shard was held at the other's first call: the overflow shard, from 0.
                     assert_eq!((other.local_shard, other_seq), (None, vec![0, 1]));
                     on_overflow.extend(&other.ids);
                     tally.record("other on overflow");
                 }
                 EXCLUSIVE => {
-                    // The lease was dropped first: the other took the shard and continued it.
+                    // The owned shard was dropped first: the other took the shard and continued it.
                     assert_eq!(
                         (other.local_shard, other_seq),
                         (Some(EXCLUSIVE), vec![2, 3])
                     );
                     assert_after(&held, &other.ids);
                     on_exclusive.extend(&other.ids);
-                    tally.record("other took the shard after the lease");
+                    tally.record("other took the shard after the owned shard");
                 }
-                node => panic!("node {node} is not a shard of host 0"),
+                node => panic!("node {node} is not a shard of node 0"),
             }
             // Once every thread is done (their exits handing back what they held), each shard
-            // continues after all it issued: the exclusive one through a lease, the overflow one
-            // through this thread's registry, which finds the exclusive shard leased.
-            let lease = lease_retrying(&gen);
-            let own = lease
+            // continues after all it issued: the exclusive one through an owned shard, the overflow one
+            // through this thread's registry, which finds the exclusive shard owned.
+            let owned = lease_retrying(&gen);
+            let own = owned
                 .next_id()
                 .expect("the IDs of the model fit in the tick");
             assert_after(&on_exclusive, &[own]);
@@ -185,7 +185,7 @@ fn a_handover_while_another_thread_overflows() {
             assert_eq!(
                 gen.local_shard(),
                 None,
-                "the lease holds the exclusive shard"
+                "the owned shard holds the exclusive shard"
             );
             assert_after(&on_overflow, &[shared]);
             assert_eq!(
@@ -197,6 +197,6 @@ fn a_handover_while_another_thread_overflows() {
     assert!(n > 1, "loom explored a single interleaving");
     seen.assert_exactly(
         "overflow_during_handover",
-        &["other on overflow", "other took the shard after the lease"],
+        &["other on overflow", "other took the shard after the owned shard"],
     );
 }

@@ -5,7 +5,7 @@
 //! |---|---|
 //! | [`layouts`] | the presets, custom layouts, the time grid, decoding and composing IDs |
 //! | [`encodings`] | [`Id`](crate::Id), every text and byte encoding (bwmarrin's too), serde, PostgreSQL `BIGINT` |
-//! | [`generators`] | [`Generator`](crate::Generator), [`ShardedGenerator`](crate::ShardedGenerator), [`Lease`](crate::Lease), batches, rayon, [`IdSource`](crate::IdSource), the guarantees |
+//! | [`generators`] | [`Generator`](crate::Generator), [`ShardedGenerator`](crate::ShardedGenerator), [`OwnedShard`](crate::OwnedShard), batches, rayon, [`IdSource`](crate::IdSource), the guarantees |
 //! | [`time`] | the clocks, how fresh an ID's time is, `fork()` |
 //! | [`fleets`] | node numbers, the Redis lease, the file guard, the fleet deployment, failure modes |
 //! | [`migrating`] | from bwmarrin/snowflake and sony/sonyflake |

@@ -47,9 +47,9 @@ struct Gate<C> {
 /// the node (after a crash, a restart, or a lease taken over) continues strictly after them.
 ///
 /// Any [`IdSource`] can be fenced: a [`Generator`](crate::Generator) for one node, or a
-/// [`ShardedGenerator`](crate::ShardedGenerator) whose host number is the fenced node, with a
+/// [`ShardedGenerator`](crate::ShardedGenerator) whose node number is the fenced node, with a
 /// shard per thread under it. Made by [`FileGuard::start`](crate::FileGuard::start) (a
-/// restart guard for one host), with feature `redis` by
+/// restart guard for one node), with feature `redis` by
 /// `snowmint::redis::RedisLease::acquire` (a node leased from Redis), or by
 /// [`Fenced::start`] with a keeper of your own. A background thread renews the hold;
 /// dropping the fenced source stops it and releases the node, recording the last time
@@ -66,8 +66,8 @@ struct Gate<C> {
 /// let gen = FileGuard::new(dir.join("node-7.hwm")).start(Generator::builder(Layout::TWITTER).node(7))?;
 /// let a = gen.next_id()?;
 /// assert!(gen.next_id()? > a && !gen.is_fenced());
-/// // The same guard over a sharded generator: host 3, a shard per thread.
-/// let sharded = FileGuard::new(dir.join("host-3.hwm")).start(ShardedGenerator::builder(Layout::TWITTER).host(3))?;
+/// // The same guard over a sharded generator: node 3, a shard per thread.
+/// let sharded = FileGuard::new(dir.join("node-3.hwm")).start(ShardedGenerator::builder(Layout::TWITTER).node(3))?;
 /// assert_eq!(Layout::TWITTER.decode(sharded.next_id()?).node() >> 6, 3);
 /// # drop((gen, sharded));
 /// # std::fs::remove_dir_all(&dir)?;
@@ -84,7 +84,7 @@ where
     S::Clock: Clone + 'static,
     S::Error: Into<FenceError>,
 {
-    /// Fences `source`, which mints as `node` (its node, or its host when sharded), with
+    /// Fences `source`, which mints as `node` (for a sharded generator, the node above its shards), with
     /// `keeper`: renews once now (refusing to start if that fails) and starts the renewal
     /// thread.
     ///
@@ -347,7 +347,7 @@ where
         matches!(*lock(&self.gate.status), Status::Lost(_))
     }
 
-    /// The fenced node number: the source's node, or its host when sharded.
+    /// The fenced node number: the source's node (for a sharded generator, the node above its shards).
     ///
     /// ```
     /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-node-{}", std::process::id()));

@@ -136,7 +136,7 @@ impl FileGuard {
 
     /// Checks the mark, waits for the clock to pass it, reserves the first window and
     /// returns the guarded source: a [`Generator`](crate::Generator) of the builder's node,
-    /// or a [`ShardedGenerator`](crate::ShardedGenerator) of its host.
+    /// or a [`ShardedGenerator`](crate::ShardedGenerator) of its node.
     ///
     /// ```
     /// use std::time::Duration;

@@ -32,7 +32,7 @@ pub(crate) struct Minter<C> {
     /// States `s` with `s & refresh_mask == 0` read the exact clock: sequence 0 or 1 modulo
     /// 1,024 (see [`REFRESH_EVERY_BITS`]).
     refresh_mask: u64,
-    /// The node (or host) its events name; set by the source that owns it.
+    /// The node its events name; set by the source that owns it.
     pub(crate) whose: events::Whose,
 }
 

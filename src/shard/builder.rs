@@ -1,4 +1,4 @@
-//! [`ShardedBuilder`]: settings of a sharded generator.
+//! [`ShardedGeneratorBuilder`]: settings of a sharded generator.
 
 use std::time::Duration;
 
@@ -14,7 +14,7 @@ use crate::source::SourceBuilder;
 /// Default shard bits: 63 exclusive shards, more than the cores of most servers.
 const DEFAULT_SHARD_BITS: u8 = 6;
 
-/// Settings of a [`ShardedGenerator`]: the host number, how many node bits number shards,
+/// Settings of a [`ShardedGenerator`]: the node number, how many node bits number shards,
 /// and the minting settings every shard shares.
 ///
 /// ```
@@ -23,7 +23,7 @@ const DEFAULT_SHARD_BITS: u8 = 6;
 ///
 /// let gen = ShardedGenerator::builder(Layout::SONYFLAKE)
 ///     .shard_bits(6)       // 63 shards + 1 overflow shard...
-///     .host(1_000)         // ...under host 1000 of 1024 (10 bits left)
+///     .node(1_000)         // ...under node 1000 of 1024 (10 bits left)
 ///     .lead_ticks(1)
 ///     .max_wait(Duration::from_millis(50))
 ///     .clock(WallClock)
@@ -33,14 +33,14 @@ const DEFAULT_SHARD_BITS: u8 = 6;
 /// ```
 #[derive(Debug, Clone)]
 #[must_use]
-pub struct ShardedBuilder<C> {
+pub struct ShardedGeneratorBuilder<C> {
     inner: GeneratorBuilder<C>,
     shard_bits: Option<u8>,
 }
 
-impl<C: Clock> ShardedBuilder<C> {
-    pub(crate) fn new(inner: GeneratorBuilder<C>) -> ShardedBuilder<C> {
-        ShardedBuilder {
+impl<C: Clock> ShardedGeneratorBuilder<C> {
+    pub(crate) fn new(inner: GeneratorBuilder<C>) -> ShardedGeneratorBuilder<C> {
+        ShardedGeneratorBuilder {
             inner,
             shard_bits: None,
         }
@@ -59,16 +59,16 @@ impl<C: Clock> ShardedBuilder<C> {
         self
     }
 
-    /// The host number: the node bits above the shard bits (default 0).
+    /// The node number: the node bits above the shard bits (default 0).
     ///
     /// ```
     /// use snowmint::{Layout, ShardError, ShardedGenerator};
-    /// // Twitter: 10 node bits - 6 shard bits = 4 host bits.
-    /// let err = ShardedGenerator::builder(Layout::TWITTER).host(16).build().unwrap_err();
-    /// assert_eq!(err, ShardError::HostOutOfRange { host: 16, max: 15 });
+    /// // Twitter: 10 node bits - 6 shard bits = 4 node bits.
+    /// let err = ShardedGenerator::builder(Layout::TWITTER).node(16).build().unwrap_err();
+    /// assert_eq!(err, ShardError::NodeOutOfRange { node: 16, max: 15 });
     /// ```
-    pub fn host(mut self, host: u64) -> Self {
-        self.inner = self.inner.node(host);
+    pub fn node(mut self, node: u64) -> Self {
+        self.inner = self.inner.node(node);
         self
     }
 
@@ -137,8 +137,8 @@ impl<C: Clock> ShardedBuilder<C> {
     /// assert_eq!(Layout::TWITTER.decode(gen.next_id()?).unix_millis(), 1_700_000_000_000);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn clock<D: Clock>(self, clock: D) -> ShardedBuilder<D> {
-        ShardedBuilder {
+    pub fn clock<D: Clock>(self, clock: D) -> ShardedGeneratorBuilder<D> {
+        ShardedGeneratorBuilder {
             inner: self.inner.clock(clock),
             shard_bits: self.shard_bits,
         }
@@ -148,7 +148,7 @@ impl<C: Clock> ShardedBuilder<C> {
     ///
     /// ```
     /// use snowmint::{Layout, ShardedGenerator};
-    /// let gen = ShardedGenerator::builder(Layout::DISCORD).shard_bits(5).host(31).build()?;
+    /// let gen = ShardedGenerator::builder(Layout::DISCORD).shard_bits(5).node(31).build()?;
     /// assert_eq!(gen.shards(), 31);
     /// # Ok::<(), snowmint::ShardError>(())
     /// ```
@@ -156,8 +156,8 @@ impl<C: Clock> ShardedBuilder<C> {
         let shard_bits = self.shard_bits_or_default();
         let inner = self.inner.resolve_clock();
         inner.check_not_expired()?;
-        let (minter, host, start) = inner.into_parts();
-        ShardedGenerator::from_parts(minter, host, shard_bits, start)
+        let (minter, node, start) = inner.into_parts();
+        ShardedGenerator::from_parts(minter, node, shard_bits, start)
     }
 
     /// The shard bits asked for, or the default for the layout.
@@ -168,11 +168,11 @@ impl<C: Clock> ShardedBuilder<C> {
     }
 }
 
-impl<C: Clock> SourceBuilder for ShardedBuilder<C> {
+impl<C: Clock> SourceBuilder for ShardedGeneratorBuilder<C> {
     type Source = ShardedGenerator<C>;
     type Error = ShardError;
 
-    /// The largest host: the node bits above the shard bits.
+    /// The largest node: the node bits above the shard bits.
     fn max_node(&self) -> u64 {
         let layout = SourceBuilder::layout(&self.inner);
         layout
@@ -186,11 +186,11 @@ impl<C: Clock> SourceBuilder for ShardedBuilder<C> {
     }
 
     fn node(self, node: u64) -> Self {
-        self.host(node)
+        self.node(node)
     }
 
     fn start_after(self, id: Id) -> Self {
-        ShardedBuilder::start_after(self, id)
+        ShardedGeneratorBuilder::start_after(self, id)
     }
 
     fn layout(&self) -> &Layout {
@@ -198,6 +198,6 @@ impl<C: Clock> SourceBuilder for ShardedBuilder<C> {
     }
 
     fn build(self) -> Result<ShardedGenerator<C>, ShardError> {
-        ShardedBuilder::build(self)
+        ShardedGeneratorBuilder::build(self)
     }
 }

@@ -4,16 +4,16 @@ use core::fmt;
 
 use crate::error::LayoutError;
 
-/// Why [`ShardedBuilder::build`](crate::ShardedBuilder::build) refused its settings: the split
-/// of the node field into host and shard bits, or a layout setting.
+/// Why [`ShardedGeneratorBuilder::build`](crate::ShardedGeneratorBuilder::build) refused its settings: the split
+/// of the node field into node and shard bits, or a layout setting.
 ///
 /// ```
 /// use snowmint::{Layout, ShardError, ShardedGenerator};
-/// let err = ShardedGenerator::builder(Layout::TWITTER).host(16).build().unwrap_err();
-/// assert_eq!(err, ShardError::HostOutOfRange { host: 16, max: 15 });
+/// let err = ShardedGenerator::builder(Layout::TWITTER).node(16).build().unwrap_err();
+/// assert_eq!(err, ShardError::NodeOutOfRange { node: 16, max: 15 });
 /// assert_eq!(
 ///     err.to_string(),
-///     "host 16 is out of range: allowed 0 to 15 (the node bits above the shard bits)"
+///     "node 16 is out of range: allowed 0 to 15 (the node bits above the shard bits)"
 /// );
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -26,10 +26,10 @@ pub enum ShardError {
         /// The most allowed: the layout's node bits, at most 16.
         max: u8,
     },
-    /// The host number does not fit the node bits left above the shard bits.
-    HostOutOfRange {
-        /// The host number given.
-        host: u64,
+    /// The node number does not fit the node bits left above the shard bits.
+    NodeOutOfRange {
+        /// The node number given.
+        node: u64,
         /// The largest allowed.
         max: u64,
     },
@@ -50,9 +50,9 @@ impl fmt::Display for ShardError {
                 f,
                 "shard bits {shard_bits} out of range: allowed 1 to {max} (the layout's node bits, at most 16)"
             ),
-            ShardError::HostOutOfRange { host, max } => write!(
+            ShardError::NodeOutOfRange { node, max } => write!(
                 f,
-                "host {host} is out of range: allowed 0 to {max} (the node bits above the shard bits)"
+                "node {node} is out of range: allowed 0 to {max} (the node bits above the shard bits)"
             ),
             ShardError::Layout(e) => e.fmt(f),
         }

@@ -2,13 +2,13 @@
 
 mod builder;
 mod error;
-mod lease;
 mod local;
+mod owned_shard;
 mod slots;
 
-pub use self::builder::ShardedBuilder;
+pub use self::builder::ShardedGeneratorBuilder;
 pub use self::error::ShardError;
-pub use self::lease::Lease;
+pub use self::owned_shard::OwnedShard;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,33 +25,33 @@ use crate::mint::minter::Minter;
 use crate::mint::rule::last_of_tick;
 use crate::source::IdSource;
 
-/// A generator whose node field is split into a host part and a shard part, so that every
+/// A generator whose node field is split into a node part and a shard part, so that every
 /// thread mints on a shard of its own: no shared cache line, no atomic read-modify-write on
 /// the hot path, and the layout's cap multiplied by the number of shards.
 ///
 /// - [`next_id`](Self::next_id) (`&self`, for a `static` or an `Arc`): the calling thread
 ///   takes a free shard on first use and keeps it in a thread-local; each generator has its
 ///   own entry, so several sharded generators never share a shard by accident.
-/// - [`lease`](Self::lease): an owned, `!Sync` [`Lease`] of one shard for a worker loop,
+/// - [`own_shard`](Self::own_shard): an owned, `!Sync` [`OwnedShard`] of one shard for a worker loop,
 ///   without the thread-local lookup.
 ///
-/// A shard goes back to the pool when its thread exits (or its lease is dropped) *with its
+/// A shard goes back to the pool when its thread exits (or its owned shard is dropped) *with its
 /// last time and sequence*, and whoever takes it next continues after them: a reused shard
 /// never repeats an ID. The highest shard number is the **overflow shard**: when every other
 /// shard is held, `next_id` mints on it, shared by CAS like a plain [`Generator`](crate::Generator),
 /// and tries again for a shard of its own every 1,024 IDs. Nothing ever blocks for a shard,
-/// and [`lease`](Self::lease) returns [`MintError::NoFreeShard`] instead. A thread-local
+/// and [`own_shard`](Self::own_shard) returns [`MintError::NoFreeShard`] instead. A thread-local
 /// destructor that mints after its thread handed its shards back mints on the overflow shard.
 ///
-/// Two sharded generators (in one process or many) must have different hosts, as two plain
+/// Two sharded generators (in one process or many) must have different nodes, as two plain
 /// generators must have different nodes.
 ///
 /// ```
 /// use std::sync::Arc;
 /// use snowmint::{Layout, ShardedGenerator};
 ///
-/// // Sonyflake's 16 machine bits: 10 for the host, 6 for 63 shards plus the overflow.
-/// let gen = Arc::new(ShardedGenerator::builder(Layout::SONYFLAKE).shard_bits(6).host(513).build()?);
+/// // Sonyflake's 16 machine bits: 10 for the node, 6 for 63 shards plus the overflow.
+/// let gen = Arc::new(ShardedGenerator::builder(Layout::SONYFLAKE).shard_bits(6).node(513).build()?);
 /// let handles: Vec<_> = (0..4)
 ///     .map(|_| {
 ///         let gen = Arc::clone(&gen);
@@ -72,35 +72,35 @@ pub struct ShardedGenerator<C = TscClock> {
     shared: Arc<Shared<C>>,
 }
 
-/// What every lease and thread of one sharded generator uses.
+/// What every owned shard and thread of one sharded generator uses.
 pub(crate) struct Shared<C> {
     pub(crate) minter: Minter<C>,
     pub(crate) slots: Arc<Slots>,
     /// `local::key(&slots)`, kept beside the minter for the thread-local hot path.
     slots_key: usize,
-    host: u64,
+    node: u64,
     shard_bits: u8,
 }
 
 impl ShardedGenerator {
-    /// Settings for a sharded generator on the shared [`TscClock`]: host 0 and 6 shard bits
+    /// Settings for a sharded generator on the shared [`TscClock`]: node 0 and 6 shard bits
     /// (or all node bits, if the layout has fewer).
     ///
     /// ```
     /// use snowmint::{Layout, ShardedGenerator};
     /// let gen = ShardedGenerator::builder(Layout::TWITTER).build()?;
-    /// assert_eq!((gen.host(), gen.shard_bits(), gen.shards()), (0, 6, 63));
+    /// assert_eq!((gen.node(), gen.shard_bits(), gen.shards()), (0, 6, 63));
     /// # Ok::<(), snowmint::ShardError>(())
     /// ```
-    pub fn builder(layout: Layout) -> ShardedBuilder<TscClock> {
-        ShardedBuilder::new(Generator::builder(layout))
+    pub fn builder(layout: Layout) -> ShardedGeneratorBuilder<TscClock> {
+        ShardedGeneratorBuilder::new(Generator::builder(layout))
     }
 }
 
 impl<C: Clock> ShardedGenerator<C> {
     pub(crate) fn from_parts(
         mut minter: Minter<C>,
-        host: u64,
+        node: u64,
         shard_bits: u8,
         start_after: Option<u64>,
     ) -> Result<Self, ShardError> {
@@ -112,17 +112,17 @@ impl<C: Clock> ShardedGenerator<C> {
                 max: max_shard_bits,
             });
         }
-        let max_host = layout.max_node() >> shard_bits;
-        if host > max_host {
-            return Err(ShardError::HostOutOfRange {
-                host,
-                max: max_host,
+        let max_node = layout.max_node() >> shard_bits;
+        if node > max_node {
+            return Err(ShardError::NodeOutOfRange {
+                node,
+                max: max_node,
             });
         }
         // A restart resumes past the whole tick of the saved state: other shards of the same
-        // host may have reached a higher sequence in that tick than the saved ID shows.
+        // node may have reached a higher sequence in that tick than the saved ID shows.
         let start = start_after.map_or(0, |state| last_of_tick(state, layout.sequence_bits()));
-        let base = host << shard_bits;
+        let base = node << shard_bits;
         let overflow = (1_u64 << shard_bits) - 1;
         let slots = Slots::new(
             (0..overflow).map(|shard| layout.node_in_place(base | shard)),
@@ -130,14 +130,14 @@ impl<C: Clock> ShardedGenerator<C> {
             start,
             layout.sequence_bits(),
         );
-        minter.whose.host = Some(host);
+        minter.whose.node = Some(node);
         let slots = Arc::new(slots);
         Ok(ShardedGenerator {
             shared: Arc::new(Shared {
                 minter,
                 slots_key: local::key(&slots),
                 slots,
-                host,
+                node,
                 shard_bits,
             }),
         })
@@ -148,7 +148,7 @@ impl<C: Clock> ShardedGenerator<C> {
     ///
     /// ```
     /// use snowmint::{Layout, ShardedGenerator};
-    /// let gen = ShardedGenerator::builder(Layout::TWITTER).host(3).build()?;
+    /// let gen = ShardedGenerator::builder(Layout::TWITTER).node(3).build()?;
     /// let a = gen.next_id()?;
     /// let b = gen.next_id()?;
     /// assert!(b > a);
@@ -273,22 +273,22 @@ impl<C: Clock> ShardedGenerator<C> {
         })
     }
 
-    /// An owned lease of a free shard for a worker loop, or [`MintError::NoFreeShard`].
+    /// An owned shard of a free shard for a worker loop, or [`MintError::NoFreeShard`].
     ///
     /// ```
     /// use snowmint::{Layout, ShardedGenerator};
     /// let gen = ShardedGenerator::builder(Layout::TWITTER).shard_bits(1).build()?;
-    /// let lease = gen.lease()?;          // the one exclusive shard
-    /// assert!(gen.lease().is_err());         // none left
-    /// let id = lease.next_id()?;
-    /// drop(lease);                           // handed back with its state
-    /// let again = gen.lease()?;
+    /// let owned = gen.own_shard()?;          // the one exclusive shard
+    /// assert!(gen.own_shard().is_err());         // none left
+    /// let id = owned.next_id()?;
+    /// drop(owned);                           // handed back with its state
+    /// let again = gen.own_shard()?;
     /// assert!(again.next_id()? > id);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn lease(&self) -> Result<Lease<C>, MintError> {
+    pub fn own_shard(&self) -> Result<OwnedShard<C>, MintError> {
         match self.shared.slots.acquire() {
-            Some(hold) => Ok(Lease::new(Arc::clone(&self.shared), hold)),
+            Some(hold) => Ok(OwnedShard::new(Arc::clone(&self.shared), hold)),
             None => Err(MintError::NoFreeShard {
                 shards: self.shared.slots.len() as u64,
             }),
@@ -335,11 +335,11 @@ impl<C: Clock> ShardedGenerator<C> {
     /// use snowmint::{Layout, ShardedGenerator};
     /// let gen = ShardedGenerator::builder(Layout::TWITTER).shard_bits(1).build()?;
     /// let id = gen.next_id()?;             // takes the one exclusive shard
-    /// assert!(gen.lease().is_err());
+    /// assert!(gen.own_shard().is_err());
     /// gen.release_local_shard();
     /// assert_eq!(gen.local_shard(), None);
-    /// let lease = gen.lease()?;            // free again, with its state
-    /// assert!(lease.next_id()? > id);
+    /// let owned = gen.own_shard()?;            // free again, with its state
+    /// assert!(owned.next_id()? > id);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn release_local_shard(&self) {
@@ -347,19 +347,19 @@ impl<C: Clock> ShardedGenerator<C> {
     }
 
     /// Where to resume after a restart: an ID at least as late as every ID issued so far by
-    /// any shard (the end of the latest tick any shard reached, on the host's highest node),
+    /// any shard (the end of the latest tick any shard reached, on the node's highest node),
     /// or `None` before the first. Build the next run with
-    /// [`start_after`](ShardedBuilder::start_after) of it and every shard starts in a later
+    /// [`start_after`](ShardedGeneratorBuilder::start_after) of it and every shard starts in a later
     /// tick.
     ///
     /// ```
     /// use snowmint::{Layout, ShardedGenerator};
-    /// let gen = ShardedGenerator::builder(Layout::TWITTER).host(1).build()?;
+    /// let gen = ShardedGenerator::builder(Layout::TWITTER).node(1).build()?;
     /// assert_eq!(gen.last_id(), None);
     /// let id = gen.next_id()?;
     /// let resume = gen.last_id().unwrap();
     /// assert!(resume >= id);
-    /// let next = ShardedGenerator::builder(Layout::TWITTER).host(1).start_after(resume).build()?;
+    /// let next = ShardedGenerator::builder(Layout::TWITTER).node(1).start_after(resume).build()?;
     /// assert!(next.next_id()? > resume);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -404,15 +404,15 @@ impl<C: Clock> ShardedGenerator<C> {
         &self.shared.minter.layout
     }
 
-    /// The host part of the node field (above the shard bits).
+    /// The node part of the node field (above the shard bits).
     ///
     /// ```
-    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::SONYFLAKE).host(9).build()?;
-    /// assert_eq!(gen.host(), 9);
+    /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::SONYFLAKE).node(9).build()?;
+    /// assert_eq!(gen.node(), 9);
     /// # Ok::<(), snowmint::ShardError>(())
     /// ```
-    pub fn host(&self) -> u64 {
-        self.shared.host
+    pub fn node(&self) -> u64 {
+        self.shared.node
     }
 
     /// Bits of the node field that number shards.
@@ -441,7 +441,7 @@ impl<C: Clock> ShardedGenerator<C> {
 impl<C> Drop for ShardedGenerator<C> {
     fn drop(&mut self) {
         // Threads' registry entries for this generator are pruned when they next register
-        // another one; leases keep working (they hold the shared state themselves).
+        // another one; owned shards keep working (they hold the shared state themselves).
         self.shared.slots.close();
     }
 }
@@ -450,7 +450,7 @@ impl<C> core::fmt::Debug for ShardedGenerator<C> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("ShardedGenerator")
             .field("layout", &self.shared.minter.layout)
-            .field("host", &self.shared.host)
+            .field("node", &self.shared.node)
             .field("shard_bits", &self.shared.shard_bits)
             .finish_non_exhaustive()
     }

@@ -30,7 +30,7 @@ pub(crate) struct Slots {
     reached: CachePadded<AtomicU64>,
     pub(crate) sequence_bits: u8,
     /// Set when the sharded generator is dropped: threads' registry entries for it are dead
-    /// (leases do not use them) and are pruned.
+    /// (owned shards do not use them) and are pruned.
     closed: AtomicBool,
 }
 

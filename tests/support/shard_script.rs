@@ -1,20 +1,20 @@
-//! Shards under arbitrary lease / mint / release sequences on a scripted clock: the property
+//! Shards under arbitrary own / mint / release sequences on a scripted clock: the property
 //! behind `tests/prop_shards.rs` and the `shards` fuzz target.
 //!
 //! Every script runs on two sharded generators of the same settings and clock, in lockstep:
 //! one is driven through the blocking forms (`next_id`, `next_ids`: the cached hot path of
-//! leases and thread-local shards, with a `max_wait` of 0 to 5 µs so that a blocked call
+//! owned shards and thread-local shards, with a `max_wait` of 0 to 5 µs so that a blocked call
 //! waits, retries and gives up instead of hanging on the standing clock), the other through
 //! the non-blocking forms (`try_next_id`, `try_next_ids`). The clock never moves during a
 //! call, so the two must agree on every call: the same IDs, or the same error with the same
-//! retry hint. And whenever the state of the shard a call lands on is known (a lease's, from
+//! retry hint. And whenever the state of the shard a call lands on is known (an owned shard's, from
 //! the IDs it minted and the state its shard was handed back with; the thread's own shard's,
 //! while it keeps it), the outcome must be exactly what the pure step rule of
 //! `src/generator/step.rs`, restated in [`expected`], gives.
 //!
-//! Whatever the order of leases taken and dropped, thread-local mints, shard releases and
+//! Whatever the order of owned shards taken and dropped, thread-local mints, shard releases and
 //! clock steps (forwards, backwards, none), under both rollback policies: no ID is ever
-//! repeated, every lease's and the thread's own IDs strictly increase, every ID carries a
+//! repeated, every owned shard's and the thread's own IDs strictly increase, every ID carries a
 //! node of this host, and under `Rollback::Wait` no ID is stamped beyond the clock plus the
 //! lead.
 #![allow(dead_code)]
@@ -22,18 +22,18 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use snowmint::{Clock, Id, Layout, Lease, ManualClock, MintError, Rollback, ShardedGenerator};
+use snowmint::{Clock, Id, Layout, ManualClock, MintError, OwnedShard, Rollback, ShardedGenerator};
 
 /// One step of a script.
 #[derive(Debug, Clone, Copy)]
 pub enum Op {
-    /// `lease()`: a new lease, kept (or `NoFreeShard`).
-    Lease,
-    /// Drop lease `slot` (modulo the leases held), handing its shard back.
+    /// `own_shard()`: a new owned shard, kept (or `NoFreeShard`).
+    OwnedShard,
+    /// Drop owned `slot` (modulo the owned shards held), handing its shard back.
     Drop { slot: u8 },
-    /// `next_id` / `try_next_id` on lease `slot`.
+    /// `next_id` / `try_next_id` on owned shard `slot`.
     Mint { slot: u8 },
-    /// `next_ids(n)` / `try_next_ids(n)` on lease `slot`.
+    /// `next_ids(n)` / `try_next_ids(n)` on owned shard `slot`.
     Batch { slot: u8, n: u8 },
     /// `next_id` / `try_next_id` through this thread's own shard.
     MintLocal,
@@ -62,7 +62,7 @@ pub struct Script {
     pub ops: Vec<Op>,
 }
 
-/// 40 time bits of 1 µs from 0 (12 days), 1 host bit, up to 3 shard bits, 2 sequence bits:
+/// 40 time bits of 1 µs from 0 (12 days), 1 node bit, up to 3 shard bits, 2 sequence bits:
 /// four IDs per tick, so exhaustion, borrowing and waiting come up within a few steps.
 const LAYOUT: Layout = Layout::builder()
     .time_bits(40)
@@ -134,11 +134,11 @@ fn state_of(id: Id) -> u64 {
     d.ticks() << SEQUENCE_BITS | d.sequence()
 }
 
-/// A lease of each generator on the same shard, what it last minted, and its state when
+/// An owned shard shard of each generator on the same shard, what it last minted, and its state when
 /// known.
 struct Held {
-    blocking: Lease<ManualClock>,
-    trying: Lease<ManualClock>,
+    blocking: OwnedShard<ManualClock>,
+    trying: OwnedShard<ManualClock>,
     last: Option<Id>,
     state: Option<u64>,
 }
@@ -164,7 +164,7 @@ pub fn run(script: &Script) -> Stats {
     let build = |max_wait: Duration| {
         ShardedGenerator::builder(LAYOUT)
             .shard_bits(shard_bits)
-            .host(1)
+            .node(1)
             .lead_ticks(lead)
             .on_rollback(rollback)
             .max_wait(max_wait)
@@ -180,7 +180,7 @@ pub fn run(script: &Script) -> Stats {
     // and handed it back in a state the checker did not follow.
     let mut shard_state: Vec<Option<u64>> = vec![Some(0); trying.shards() as usize];
     let mut seen = HashSet::new();
-    let mut leases: Vec<Held> = Vec::new();
+    let mut held_shards: Vec<Held> = Vec::new();
     let mut local = Local::default();
     let mut stats = Stats::default();
 
@@ -190,12 +190,12 @@ pub fn run(script: &Script) -> Stats {
         // The call's outcome on both generators, how many IDs it asked for, and the state
         // the shard it lands on had, when known.
         let (a, b, n, known): (Call, Call, u64, Option<u64>) = match *op {
-            Op::Lease => {
-                match (blocking.lease(), trying.lease()) {
+            Op::OwnedShard => {
+                match (blocking.own_shard(), trying.own_shard()) {
                     (Ok(a), Ok(b)) => {
                         assert_eq!(a.node(), b.node(), "{}", ctx());
                         let state = shard_state[(b.node() & shard_mask) as usize];
-                        leases.push(Held {
+                        held_shards.push(Held {
                             blocking: a,
                             trying: b,
                             last: None,
@@ -212,13 +212,13 @@ pub fn run(script: &Script) -> Stats {
                 }
                 continue;
             }
-            Op::Drop { slot } if !leases.is_empty() => {
-                let held = leases.swap_remove(usize::from(slot) % leases.len());
+            Op::Drop { slot } if !held_shards.is_empty() => {
+                let held = held_shards.swap_remove(usize::from(slot) % held_shards.len());
                 shard_state[(held.trying.node() & shard_mask) as usize] = held.state;
                 continue;
             }
-            Op::Mint { slot } if !leases.is_empty() => {
-                let held = &leases[usize::from(slot) % leases.len()];
+            Op::Mint { slot } if !held_shards.is_empty() => {
+                let held = &held_shards[usize::from(slot) % held_shards.len()];
                 (
                     held.blocking.next_id().map(|id| vec![id]),
                     held.trying.try_next_id().map(|id| vec![id]),
@@ -226,8 +226,8 @@ pub fn run(script: &Script) -> Stats {
                     held.state,
                 )
             }
-            Op::Batch { slot, n } if !leases.is_empty() => {
-                let held = &leases[usize::from(slot) % leases.len()];
+            Op::Batch { slot, n } if !held_shards.is_empty() => {
+                let held = &held_shards[usize::from(slot) % held_shards.len()];
                 (
                     held.blocking.next_ids(n.into()).map(Iterator::collect),
                     held.trying.try_next_ids(n.into()).map(Iterator::collect),
@@ -310,22 +310,27 @@ pub fn run(script: &Script) -> Stats {
         };
         assert!(ids.len() as u64 <= n.max(1), "{}: {} IDs", ctx(), ids.len());
         let is_local = matches!(op, Op::MintLocal | Op::BatchLocal { .. });
-        let lease_index = if is_local {
+        let shard_index = if is_local {
             0
         } else {
-            slot_of(op) % leases.len()
+            slot_of(op) % held_shards.len()
         };
         let last = if is_local {
             &mut local.last
         } else {
-            &mut leases[lease_index].last
+            &mut held_shards[shard_index].last
         };
         for &id in &ids {
             assert!(seen.insert(id), "{}: {id} minted twice", ctx());
             assert!(*last < Some(id), "{}: {id} not above {last:?}", ctx());
             *last = Some(id);
             let d = LAYOUT.decode(id);
-            assert_eq!(d.node() >> shard_bits, 1, "{}: another host's node", ctx());
+            assert_eq!(
+                d.node() >> shard_bits,
+                1,
+                "{}: a shard of another node",
+                ctx()
+            );
             if rollback == Rollback::Wait {
                 assert!(
                     d.ticks() <= now / UNIT_NANOS + lead,
@@ -352,7 +357,7 @@ pub fn run(script: &Script) -> Stats {
             };
             local.shard = shard;
         } else {
-            let held = &mut leases[lease_index];
+            let held = &mut held_shards[shard_index];
             if let Some(&id) = ids.first() {
                 assert_eq!(LAYOUT.decode(id).node(), held.trying.node(), "{}", ctx());
             }
@@ -365,10 +370,10 @@ pub fn run(script: &Script) -> Stats {
 /// A call's IDs or refusal.
 type Call = Result<Vec<Id>, MintError>;
 
-/// The lease slot a lease op names (only called for lease ops, with leases held).
+/// The owned slot an owned shard op names (only called for owned ops, with owned shards held).
 fn slot_of(op: &Op) -> usize {
     match *op {
         Op::Mint { slot } | Op::Batch { slot, .. } | Op::Drop { slot } => usize::from(slot),
-        _ => unreachable!("not a lease op: {op:?}"),
+        _ => unreachable!("not an owned shard op: {op:?}"),
     }
 }

@@ -16,9 +16,9 @@ pub const MAX_BATCH_LIMIT: u64 = 1_000_000;
 /// Run an HTTP ID service: GET /id, /ids?n=N, /decode/{id}, /healthz, /metrics.
 ///
 /// One process serves IDs to clients in any language over HTTP/1.1. It mints on a sharded
-/// generator: the node field is split into a host number (from --node, --node-from or a
+/// generator: the node field is split into a node number (from --node, --node-from or a
 /// Redis lease) and shard bits below it, one shard per worker thread, so workers never
-/// contend. With --lease, the host number is leased from Redis and renewed in the
+/// contend. With --lease, the node number is leased from Redis and renewed in the
 /// background; while the lease cannot be renewed the service answers 503 (with
 /// Retry-After) instead of minting, and /healthz fails. SIGTERM or Ctrl-C stops it
 /// gracefully: no new connections, requests in flight finish (for at most --grace), the
@@ -27,7 +27,7 @@ pub const MAX_BATCH_LIMIT: u64 = 1_000_000;
 /// status 1, for its supervisor to start it anew.
 #[derive(Debug, clap::Args)]
 #[command(mut_arg("node", |a| a.help(
-    "The host number: the node bits above the shard bits (0 to 127 for twitter with 3 shard \
+    "The node number: the node bits above the shard bits (0 to 127 for twitter with 3 shard \
      bits, the default on 2 CPUs) [default: 0]"
 )))]
 #[command(mut_arg("node_from", |a| a.help(
@@ -57,7 +57,7 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = value::text(workers))]
     pub workers: Option<usize>,
 
-    /// Node bits that number shards, below the host [default: the fewest that give every
+    /// Node bits that number shards, below the node [default: the fewest that give every
     /// worker a shard of its own, plus the shared overflow shard]
     #[arg(long, value_name = "BITS", value_parser = value::text(shard_bits))]
     pub shard_bits: Option<u8>,
@@ -79,16 +79,16 @@ pub struct Args {
     pub grace: Duration,
 }
 
-/// The flags of a host number leased from Redis.
+/// The flags of a node number leased from Redis.
 #[derive(Debug, Clone, clap::Args)]
 pub struct LeaseArgs {
-    /// Lease the host number from Redis at this URL (redis://HOST:PORT/DB), renewed in the
+    /// Lease the node number from Redis at this URL (redis://HOST:PORT/DB), renewed in the
     /// background, released on exit (instead of --node or --node-from)
     #[arg(long, value_name = "URL", conflicts_with_all = ["node", "node_from"])]
     pub lease: Option<String>,
 
     /// The lease's namespace: one per ID space (and layout); services of one namespace never
-    /// hold the same host number at once
+    /// hold the same node number at once
     #[arg(
         long,
         value_name = "NAME",
@@ -97,13 +97,13 @@ pub struct LeaseArgs {
     )]
     pub namespace: String,
 
-    /// The host numbers this service may lease, FIRST-LAST [default: every host number the
+    /// The node numbers this service may lease, FIRST-LAST [default: every node number the
     /// layout and shard bits leave, at most 65,536]
     #[arg(long, value_name = "FIRST-LAST", requires = "lease", value_parser = value::text(node_range))]
     pub nodes: Option<RangeInclusive<u64>>,
 
     /// How long the lease lives without renewal (30ms to 1 day); renewed every third of it.
-    /// A crashed service's host number is free again after this long
+    /// A crashed service's node number is free again after this long
     #[arg(long, value_name = "DURATION", default_value = "10s", requires = "lease", value_parser = value::text(duration))]
     pub ttl: Duration,
 
@@ -116,7 +116,7 @@ pub struct LeaseArgs {
     #[arg(long, value_name = "DURATION", requires = "lease", value_parser = value::text(duration))]
     pub redis_timeout: Option<Duration>,
 
-    /// At start, the longest to wait for this clock to pass the mark the host number's last
+    /// At start, the longest to wait for this clock to pass the mark the node number's last
     /// owner left; a clock further behind is an error
     #[arg(long, value_name = "DURATION", default_value = "10s", requires = "lease", value_parser = value::text(duration))]
     pub lease_wait: Duration,
@@ -176,7 +176,7 @@ fn duration(text: &str) -> Result<Duration, String> {
 fn node_range(text: &str) -> Result<RangeInclusive<u64>, String> {
     let bad = || {
         format!(
-            "{} is not a range of host numbers: expected FIRST-LAST in plain decimal digits, FIRST <= LAST, e.g. 0-99",
+            "{} is not a range of node numbers: expected FIRST-LAST in plain decimal digits, FIRST <= LAST, e.g. 0-99",
             quoted(text)
         )
     };

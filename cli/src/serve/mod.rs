@@ -1,4 +1,4 @@
-//! `snowmint serve`: an HTTP ID service (axum on tokio) over a sharded generator, its host
+//! `snowmint serve`: an HTTP ID service (axum on tokio) over a sharded generator, its node
 //! number fixed or leased from Redis.
 //!
 //! One concept per module: [`args`] the flags, [`source`] minting from tasks, [`routes`] the
@@ -69,8 +69,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .max_wait(args.max_wait);
     let minter = match &args.lease.lease {
         None => {
-            let host = args.node.resolve(&layout)?;
-            let gen = builder.host(host).build().map_err(|e| shard_error(&e))?;
+            let node = args.node.resolve(&layout)?;
+            let gen = builder.node(node).build().map_err(|e| shard_error(&e))?;
             Minter::Fixed(gen)
         }
         Some(url) => {
@@ -122,9 +122,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
     match Arc::try_unwrap(app) {
         Ok(app) => {
             drop(app);
-            if let Some((host, namespace)) = released {
+            if let Some((node, namespace)) = released {
                 say(format_args!(
-                    "released host {host} in namespace {namespace:?}"
+                    "released node {node} in namespace {namespace:?}"
                 ));
             }
         }
@@ -163,9 +163,9 @@ async fn serve(app: Arc<App>, args: &Args, workers: usize) -> Result<(), CliErro
         None => "fixed".to_owned(),
     };
     say(format_args!(
-        "listening on http://{addr} (layout {}, host {} {source}, {} shard bits, {workers} workers, --max-batch {})",
+        "listening on http://{addr} (layout {}, node {} {source}, {} shard bits, {workers} workers, --max-batch {})",
         app.layout_name,
-        app.minter.host(),
+        app.minter.node(),
         app.shard_bits,
         app.max_batch,
     ));
@@ -186,8 +186,8 @@ async fn serve(app: Arc<App>, args: &Args, workers: usize) -> Result<(), CliErro
                     "{name}: no new connections; finishing requests in flight"
                 )),
                 Stop::Lost => say(format_args!(
-                    "host {} was taken over by another process: no new connections; finishing requests in flight",
-                    watched.minter.host()
+                    "node {} was taken over by another process: no new connections; finishing requests in flight",
+                    watched.minter.node()
                 )),
             }
             let _ = stopping.send(Some(why));
@@ -208,10 +208,10 @@ async fn serve(app: Arc<App>, args: &Args, workers: usize) -> Result<(), CliErro
     let stopped_by = *stop.borrow();
     match stopped_by {
         Some(Stop::Lost) => Err(CliError::system(format_args!(
-            "the lease on host {} was lost: another process holds it now (this one was paused, or cut \
+            "the lease on node {} was lost: another process holds it now (this one was paused, or cut \
              off from Redis, past the lease's TTL), so this one can never mint again; start the \
-             service anew to lease another host",
-            app.minter.host()
+             service anew to lease another node",
+            app.minter.node()
         ))),
         _ => result,
     }
@@ -230,7 +230,7 @@ enum Stop {
 /// How often the service checks whether its lease was lost.
 const LOST_CHECK: Duration = Duration::from_millis(250);
 
-/// Resolves once the lease is lost (never for a fixed host).
+/// Resolves once the lease is lost (never for a fixed node).
 async fn lost(app: &App) {
     if app.minter.namespace().is_none() {
         return std::future::pending().await;
@@ -246,8 +246,8 @@ async fn lost(app: &App) {
 
 fn shard_error(e: &ShardError) -> CliError {
     match e {
-        ShardError::HostOutOfRange { .. } => CliError::input(format_args!(
-            "{e}; with fewer --shard-bits (or --workers) more host numbers are left"
+        ShardError::NodeOutOfRange { .. } => CliError::input(format_args!(
+            "{e}; with fewer --shard-bits (or --workers) more node numbers are left"
         )),
         _ => CliError::input(e),
     }

@@ -174,7 +174,7 @@ async fn healthz(State(app): State<Arc<App>>) -> Response {
     let mut o = json::Object::new()
         .string("status", word)
         .string("layout", app.layout_name)
-        .number("host", app.minter.host())
+        .number("node", app.minter.node())
         .number("shard_bits", app.shard_bits);
     o = match app.minter.namespace() {
         Some(ns) => o.string("source", "lease").string("namespace", ns),

@@ -10,12 +10,12 @@ use snowmint::{
 /// The shortest timer awaited: a source reporting a zero wait still parks the task.
 const MIN_WAIT: Duration = Duration::from_micros(1);
 
-/// The service's generator, by where its host number came from. Generic over the clock
+/// The service's generator, by where its node number came from. Generic over the clock
 /// only so that tests can stand time still.
 pub enum Minter<C: Clock = TscClock> {
-    /// `--node` or `--node-from`: the host is fixed for the process's life.
+    /// `--node` or `--node-from`: the node is fixed for the process's life.
     Fixed(ShardedGenerator<C>),
-    /// `--lease`: the host is leased from Redis; minting stops while the lease is fenced.
+    /// `--lease`: the node is leased from Redis; minting stops while the lease is fenced.
     Leased {
         gen: Fenced<ShardedGenerator<C>>,
         namespace: String,
@@ -49,7 +49,7 @@ pub enum Health {
     Ok,
     /// The lease could not be renewed in time: minting resumes once it is.
     Fenced,
-    /// Another process took the host number: this process mints no more.
+    /// Another process took the node number: this process mints no more.
     Lost,
 }
 
@@ -62,10 +62,10 @@ impl<C: Clock> Minter<C> {
         }
     }
 
-    /// The host number (the node bits above the shard bits).
-    pub fn host(&self) -> u64 {
+    /// The node number (the node bits above the shard bits).
+    pub fn node(&self) -> u64 {
         match self {
-            Minter::Fixed(gen) => gen.host(),
+            Minter::Fixed(gen) => gen.node(),
             Minter::Leased { gen, .. } => gen.node(),
         }
     }

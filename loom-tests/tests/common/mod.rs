@@ -106,10 +106,10 @@ pub const LEASE_TRIES: usize = 64;
 /// Leases a shard of `gen`, yielding to the other threads while none is free.
 pub fn lease_retrying(
     gen: &snowmint::ShardedGenerator<ManualClock>,
-) -> snowmint::Lease<ManualClock> {
+) -> snowmint::OwnedShard<ManualClock> {
     for _ in 0..LEASE_TRIES {
-        match gen.lease() {
-            Ok(lease) => return lease,
+        match gen.own_shard() {
+            Ok(owned) => return owned,
             Err(e) => assert_eq!(e, snowmint::MintError::NoFreeShard { shards: 1 }),
         }
         loom::thread::yield_now();

@@ -1,4 +1,4 @@
-//! [`Lease`]: one shard owned by one worker.
+//! [`OwnedShard`]: one shard owned by one worker.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -24,11 +24,11 @@ use crate::source::IdSource;
 /// let gen = ShardedGenerator::builder(Layout::TWITTER).build()?;
 /// std::thread::scope(|s| {
 ///     for _ in 0..2 {
-///         let lease = gen.lease().expect("63 shards");
+///         let owned = gen.own_shard().expect("63 shards");
 ///         s.spawn(move || {
-///             let mut last = lease.next_id().unwrap();
+///             let mut last = owned.next_id().unwrap();
 ///             for _ in 0..1_000 {
-///                 let id = lease.next_id().unwrap();
+///                 let id = owned.next_id().unwrap();
 ///                 assert!(id > last);
 ///                 last = id;
 ///             }
@@ -37,22 +37,22 @@ use crate::source::IdSource;
 /// });
 /// # Ok::<(), snowmint::ShardError>(())
 /// ```
-pub struct Lease<C = TscClock> {
+pub struct OwnedShard<C = TscClock> {
     shared: Arc<Shared<C>>,
     hold: Hold,
 }
 
-impl<C: Clock> Lease<C> {
-    pub(crate) fn new(shared: Arc<Shared<C>>, hold: Hold) -> Lease<C> {
-        Lease { shared, hold }
+impl<C: Clock> OwnedShard<C> {
+    pub(crate) fn new(shared: Arc<Shared<C>>, hold: Hold) -> OwnedShard<C> {
+        OwnedShard { shared, hold }
     }
 
     /// The next ID, waiting (at most `max_wait`) if this shard's tick is used up.
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
-    /// let lease = gen.lease()?;
-    /// assert!(lease.next_id()? < lease.next_id()?);
+    /// let owned = gen.own_shard()?;
+    /// assert!(owned.next_id()? < owned.next_id()?);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
@@ -76,8 +76,8 @@ impl<C: Clock> Lease<C> {
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
-    /// let lease = gen.lease()?;
-    /// assert!(lease.next_id_timeout(std::time::Duration::ZERO).is_ok());
+    /// let owned = gen.own_shard()?;
+    /// assert!(owned.next_id_timeout(std::time::Duration::ZERO).is_ok());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
@@ -91,7 +91,7 @@ impl<C: Clock> Lease<C> {
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
-    /// assert!(gen.lease()?.try_next_id().is_ok());
+    /// assert!(gen.own_shard()?.try_next_id().is_ok());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
@@ -107,8 +107,8 @@ impl<C: Clock> Lease<C> {
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
-    /// let lease = gen.lease()?;
-    /// let ids: Vec<_> = lease.next_ids(64)?.collect();
+    /// let owned = gen.own_shard()?;
+    /// let ids: Vec<_> = owned.next_ids(64)?.collect();
     /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -123,7 +123,7 @@ impl<C: Clock> Lease<C> {
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
-    /// assert!(!gen.lease()?.try_next_ids(8)?.is_empty());
+    /// assert!(!gen.own_shard()?.try_next_ids(8)?.is_empty());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
@@ -133,38 +133,65 @@ impl<C: Clock> Lease<C> {
         Ok(IdBatch::new(m.layout, self.hold.node_in_place, first, last))
     }
 
-    /// The shard's full node number (host and shard bits).
+    /// The node this shard belongs to: its generator's node, the node bits above the shards.
     ///
     /// ```
     /// use snowmint::{Layout, ShardedGenerator};
-    /// let gen = ShardedGenerator::builder(Layout::TWITTER).host(2).build()?;
-    /// let lease = gen.lease()?;
-    /// assert_eq!(lease.node(), 2 << 6);
+    /// let gen = ShardedGenerator::builder(Layout::TWITTER).node(2).build()?;
+    /// assert_eq!(gen.own_shard()?.node(), 2);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn node(&self) -> u64 {
-        self.shared.host() << self.shared.shard_bits | self.hold.index() as u64
+        self.shared.node()
+    }
+
+    /// The shard's number under its node (the low bits of the node field).
+    ///
+    /// ```
+    /// use snowmint::{Layout, ShardedGenerator};
+    /// let gen = ShardedGenerator::builder(Layout::TWITTER).build()?;
+    /// let (a, b) = (gen.own_shard()?, gen.own_shard()?);
+    /// assert_ne!(a.shard(), b.shard());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn shard(&self) -> u64 {
+        self.hold.index() as u64
+    }
+
+    /// The value of the node field in this shard's IDs: the node above the shard bits, the
+    /// shard below them (what [`Parts::node`](crate::Parts::node) decodes).
+    ///
+    /// ```
+    /// use snowmint::{Layout, ShardedGenerator};
+    /// let gen = ShardedGenerator::builder(Layout::TWITTER).node(2).build()?;
+    /// let owned = gen.own_shard()?;
+    /// assert_eq!(owned.node_field(), 2 << 6 | owned.shard());
+    /// assert_eq!(Layout::TWITTER.decode(owned.next_id()?).node(), owned.node_field());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn node_field(&self) -> u64 {
+        self.shared.node() << self.shared.shard_bits | self.shard()
     }
 
     /// The layout of the IDs.
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::SONYFLAKE).build()?;
-    /// assert_eq!(*gen.lease()?.layout(), snowmint::Layout::SONYFLAKE);
+    /// assert_eq!(*gen.own_shard()?.layout(), snowmint::Layout::SONYFLAKE);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn layout(&self) -> &Layout {
         &self.shared.minter.layout
     }
 
-    /// The last ID this shard issued (under this lease or an earlier holder), or `None`
+    /// The last ID this shard issued (under this owned shard or an earlier holder), or `None`
     /// before the first.
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
-    /// let lease = gen.lease()?;
-    /// let id = lease.next_id()?;
-    /// assert_eq!(lease.last_id(), Some(id));
+    /// let owned = gen.own_shard()?;
+    /// let id = owned.next_id()?;
+    /// assert_eq!(owned.last_id(), Some(id));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn last_id(&self) -> Option<Id> {
@@ -177,7 +204,7 @@ impl<C: Clock> Lease<C> {
     /// ```
     /// use snowmint::{Clock, Layout, ManualClock, ShardedGenerator};
     /// let gen = ShardedGenerator::builder(Layout::TWITTER).clock(ManualClock::at_unix_nanos(5)).build()?;
-    /// assert_eq!(gen.lease()?.clock().now_unix_nanos(), 5);
+    /// assert_eq!(gen.own_shard()?.clock().now_unix_nanos(), 5);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn clock(&self) -> &C {
@@ -188,7 +215,7 @@ impl<C: Clock> Lease<C> {
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
-    /// assert_eq!(gen.lease()?.max_wait(), std::time::Duration::from_secs(1));
+    /// assert_eq!(gen.own_shard()?.max_wait(), std::time::Duration::from_secs(1));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn max_wait(&self) -> Duration {
@@ -196,59 +223,59 @@ impl<C: Clock> Lease<C> {
     }
 }
 
-impl<C: Clock> IdSource for Lease<C> {
+impl<C: Clock> IdSource for OwnedShard<C> {
     type Clock = C;
     type Error = MintError;
 
     #[inline]
     fn next_id(&self) -> Result<Id, MintError> {
-        Lease::next_id(self)
+        OwnedShard::next_id(self)
     }
 
     #[inline]
     fn try_next_id(&self) -> Result<Id, MintError> {
-        Lease::try_next_id(self)
+        OwnedShard::try_next_id(self)
     }
 
     #[inline]
     fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
-        Lease::next_id_timeout(self, timeout)
+        OwnedShard::next_id_timeout(self, timeout)
     }
 
     fn next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
-        Lease::next_ids(self, n)
+        OwnedShard::next_ids(self, n)
     }
 
     fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
-        Lease::try_next_ids(self, n)
+        OwnedShard::try_next_ids(self, n)
     }
 
     fn layout(&self) -> &Layout {
-        Lease::layout(self)
+        OwnedShard::layout(self)
     }
 
     fn last_id(&self) -> Option<Id> {
-        Lease::last_id(self)
+        OwnedShard::last_id(self)
     }
 
     fn clock(&self) -> &C {
-        Lease::clock(self)
+        OwnedShard::clock(self)
     }
 
     fn max_wait(&self) -> Duration {
-        Lease::max_wait(self)
+        OwnedShard::max_wait(self)
     }
 }
 
 impl<C> Shared<C> {
-    fn host(&self) -> u64 {
-        self.host
+    fn node(&self) -> u64 {
+        self.node
     }
 }
 
-impl<C> core::fmt::Debug for Lease<C> {
+impl<C> core::fmt::Debug for OwnedShard<C> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Lease")
+        f.debug_struct("OwnedShard")
             .field("shard", &self.hold.index())
             .finish_non_exhaustive()
     }

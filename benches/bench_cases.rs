@@ -1,7 +1,7 @@
 //! Every generator the mint benchmark times, ours, the mutex baselines and the peers, minted
 //! from the same helpers the bench uses, must give unique IDs in the layout it was set to.
 
-#[path = "../benches/common/mod.rs"]
+#[path = "common/mod.rs"]
 mod common;
 
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -60,14 +60,14 @@ fn assert_nodes(case: &str, nodes: &[Vec<u64>], expected: &[u64]) {
 }
 
 /// Each thread of a sharded generator mints on one exclusive shard of its own (there are
-/// more free shards than threads), all under host 0.
+/// more free shards than threads), all under node 0.
 fn assert_own_shards(case: &str, nodes: &[Vec<u64>], shard_bits: u8) {
-    // Host 0's shards are nodes 0 to 2^shard_bits - 1, the last one the overflow shard.
+    // Node 0's shards are nodes 0 to 2^shard_bits - 1, the last one the overflow shard.
     let overflow = (1 << shard_bits) - 1;
     let mut all = Vec::new();
     for (thread, n) in nodes.iter().enumerate() {
         assert_eq!(n.len(), 1, "{case}: thread {thread} minted on nodes {n:?}");
-        assert_eq!(n[0] >> shard_bits, 0, "{case}: node {} is not host 0", n[0]);
+        assert_eq!(n[0] >> shard_bits, 0, "{case}: node {} is not node 0", n[0]);
         assert!(
             n[0] < overflow,
             "{case}: thread {thread} minted on the overflow shard"
@@ -262,23 +262,23 @@ fn one_thread_cases_mint_unique_ids_in_their_layout() {
 
 #[test]
 fn the_one_thread_lease_case_mints_unique_ids_on_an_exclusive_shard() {
-    // The mint bench's one-thread groups time one more case after `visit_cases`: an owned
-    // lease of one shard (not Sync, so only there), built as the bench builds it.
+    // The mint bench's one-thread groups time one more case after `visit_cases`: an owned shard
+    // owned shard of one shard (not Sync, so only there), built as the bench builds it.
     for shape in [Shape::Uncapped, Shape::Twitter] {
         let (layout, shard_bits, _note) = sharded_layout(shape);
         let sharded = ShardedGenerator::builder(layout)
             .shard_bits(shard_bits)
             .build()
             .expect("shard bits fit the layout");
-        let lease = sharded.lease().expect("a free shard");
-        let node = lease.node();
+        let owned = sharded.own_shard().expect("a free shard");
+        let node = owned.node_field();
         let mut single = Single {
             shape,
             checked: Vec::new(),
         };
-        let nodes = single.run("snowmint-lease", lease, layout);
-        assert_nodes(&single.case("snowmint-lease"), &nodes, &[node]);
-        assert_own_shards(&single.case("snowmint-lease"), &nodes, shard_bits);
+        let nodes = single.run("snowmint-owned", owned, layout);
+        assert_nodes(&single.case("snowmint-owned"), &nodes, &[node]);
+        assert_own_shards(&single.case("snowmint-owned"), &nodes, shard_bits);
     }
 }
 

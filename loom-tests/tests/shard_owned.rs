@@ -1,4 +1,4 @@
-//! Shard handover through owned leases, with one exclusive shard (`shard_bits(1)`): a lease
+//! Shard handover through owned shards, with one exclusive shard (`shard_bits(1)`): an owned shard
 //! dropped by one thread and taken by another hands over its last time and sequence, so the
 //! next holder continues after them and never repeats an ID.
 //!
@@ -20,19 +20,19 @@ use common::{
 };
 use loom::sync::Arc;
 use loom::thread;
-use snowmint::{Id, Layout, Lease, ManualClock, MintError, Rollback};
+use snowmint::{Id, Layout, OwnedShard, ManualClock, MintError, Rollback};
 
 /// 2 sequence bits: 4 IDs per tick, as many as the two holders of the handover mint.
 const LAYOUT: Layout = layout(2);
 
-/// The exclusive shard's node (host 0, shard 0).
+/// The exclusive shard's node (node 0, shard 0).
 const SHARD: u64 = 0;
 
-/// Two IDs through the lease's cached hot path (`next_id`, which never waits here).
-fn mint_two(lease: &mut Lease<ManualClock>) -> Vec<Id> {
+/// Two IDs through the owned shard's cached hot path (`next_id`, which never waits here).
+fn mint_two(owned: &mut OwnedShard<ManualClock>) -> Vec<Id> {
     (0..2)
         .map(|_| {
-            lease
+            owned
                 .next_id()
                 .expect("4 IDs fit in the tick, and the clock is never behind the shard")
         })
@@ -76,9 +76,9 @@ fn a_dropped_lease_is_continued_by_the_next_holder() {
             .map(|_| {
                 let gen = Arc::clone(&gen);
                 thread::spawn(move || {
-                    let mut lease = lease_retrying(&gen);
-                    assert_eq!(lease.node(), SHARD);
-                    mint_two(&mut lease)
+                    let mut owned = lease_retrying(&gen);
+                    assert_eq!(owned.node_field(), SHARD);
+                    mint_two(&mut owned)
                 })
             })
             .collect();
@@ -90,8 +90,8 @@ fn a_dropped_lease_is_continued_by_the_next_holder() {
         let mut sequences = sequences_in(first, START_TICK);
         sequences.extend(sequences_in(second, START_TICK));
         assert_eq!(sequences, vec![0, 1, 2, 3]);
-        // Both leases were dropped: the shard is free again.
-        assert!(gen.lease().is_ok(), "a dropped lease kept its shard");
+        // Both owned shards were dropped: the shard is free again.
+        assert!(gen.own_shard().is_ok(), "a dropped owned kept its shard");
     });
     assert!(n > 1, "loom explored a single interleaving");
     seen.assert_exactly("lease_handover", &["a first", "b first"]);
@@ -107,16 +107,16 @@ fn a_racing_lease_is_refused_or_comes_after() {
             .map(|_| {
                 let gen = Arc::clone(&gen);
                 // One try each: a thread that finds the shard held is refused.
-                thread::spawn(move || gen.lease().map(|mut lease| mint_two(&mut lease)))
+                thread::spawn(move || gen.own_shard().map(|mut owned| mint_two(&mut owned)))
             })
             .collect();
         let results: Vec<Result<Vec<Id>, MintError>> =
             racers.into_iter().map(|h| h.join().unwrap()).collect();
         match (&results[0], &results[1]) {
             (Ok(a), Ok(b)) => {
-                // The second came after the first had dropped its lease.
+                // The second came after the first had dropped its owned.
                 holders_in_order(a, b);
-                tally.record("both leased, one after the other");
+                tally.record("both owned, one after the other");
             }
             (Ok(ids), Err(e)) | (Err(e), Ok(ids)) => {
                 assert_eq!(*e, MintError::NoFreeShard { shards: 1 });
@@ -127,14 +127,14 @@ fn a_racing_lease_is_refused_or_comes_after() {
                     "a refused"
                 });
             }
-            // A lease is refused only while the other thread holds the shard.
+            // A owned is refused only while the other thread holds the shard.
             (Err(a), Err(b)) => panic!("both refused: {a:?}, {b:?}"),
         }
     });
     assert!(n > 1, "loom explored a single interleaving");
     seen.assert_exactly(
         "lease_race",
-        &["a refused", "b refused", "both leased, one after the other"],
+        &["a refused", "b refused", "both owned, one after the other"],
     );
 }
 
@@ -154,10 +154,10 @@ fn the_next_holder_sees_the_clock_its_predecessor_saw() {
             let ticker = {
                 let gen = Arc::clone(&gen);
                 thread::spawn(move || {
-                    let lease = lease_retrying(&gen);
-                    let a = lease.next_id().expect("no wait needed");
+                    let owned = lease_retrying(&gen);
+                    let a = owned.next_id().expect("no wait needed");
                     clock.advance(UNIT);
-                    let b = lease.next_id().expect("no wait needed");
+                    let b = owned.next_id().expect("no wait needed");
                     vec![a, b]
                 })
             };
@@ -209,17 +209,17 @@ fn a_batch_then_a_handover_never_overlap() {
             let batcher = {
                 let gen = Arc::clone(&gen);
                 thread::spawn(move || {
-                    let lease = lease_retrying(&gen);
-                    let batch = lease.try_next_ids(3).map(|b| b.collect::<Vec<Id>>());
+                    let owned = lease_retrying(&gen);
+                    let batch = owned.try_next_ids(3).map(|b| b.collect::<Vec<Id>>());
                     vec![batch]
                 })
             };
             let single = {
                 let gen = Arc::clone(&gen);
                 thread::spawn(move || {
-                    let lease = lease_retrying(&gen);
+                    let owned = lease_retrying(&gen);
                     (0..2)
-                        .map(|_| lease.try_next_id().map(|id| vec![id]))
+                        .map(|_| owned.try_next_id().map(|id| vec![id]))
                         .collect::<Vec<_>>()
                 })
             };
@@ -270,7 +270,7 @@ fn three_racers_continue_one_another() {
         let racers: Vec<_> = (0..3)
             .map(|_| {
                 let gen = Arc::clone(&gen);
-                thread::spawn(move || gen.lease().map(|mut lease| mint_two(&mut lease)))
+                thread::spawn(move || gen.own_shard().map(|mut owned| mint_two(&mut owned)))
             })
             .collect();
         let mut held = Vec::new();

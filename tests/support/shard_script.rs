@@ -193,8 +193,8 @@ pub fn run(script: &Script) -> Stats {
             Op::OwnedShard => {
                 match (blocking.own_shard(), trying.own_shard()) {
                     (Ok(a), Ok(b)) => {
-                        assert_eq!(a.node(), b.node(), "{}", ctx());
-                        let state = shard_state[(b.node() & shard_mask) as usize];
+                        assert_eq!(a.node_field(), b.node_field(), "{}", ctx());
+                        let state = shard_state[(b.node_field() & shard_mask) as usize];
                         held_shards.push(Held {
                             blocking: a,
                             trying: b,
@@ -214,7 +214,7 @@ pub fn run(script: &Script) -> Stats {
             }
             Op::Drop { slot } if !held_shards.is_empty() => {
                 let held = held_shards.swap_remove(usize::from(slot) % held_shards.len());
-                shard_state[(held.trying.node() & shard_mask) as usize] = held.state;
+                shard_state[(held.trying.node_field() & shard_mask) as usize] = held.state;
                 continue;
             }
             Op::Mint { slot } if !held_shards.is_empty() => {
@@ -359,7 +359,7 @@ pub fn run(script: &Script) -> Stats {
         } else {
             let held = &mut held_shards[shard_index];
             if let Some(&id) = ids.first() {
-                assert_eq!(LAYOUT.decode(id).node(), held.trying.node(), "{}", ctx());
+                assert_eq!(LAYOUT.decode(id).node(), held.trying.node_field(), "{}", ctx());
             }
             held.state = after.or(held.state);
         }

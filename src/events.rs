@@ -20,8 +20,9 @@
 //! | `snowmint_errors_total` | counter | `kind` = `exhausted` / `clock_behind` / `before_epoch` / `no_free_shard` / `expired` / `fenced` / `lost` | an error returned to the caller (`try_` calls included) |
 //! | `snowmint_overflow_ids_total` | counter | | a `ShardedGenerator` minted from its shared overflow shard |
 //! | `snowmint_shards_held` | gauge | | exclusive shards held now (by threads and `OwnedShard`s), across the process's sharded generators |
-//! | `snowmint_lease_acquisitions_total` | counter | `namespace` | a Redis lease took a node |
+//! | `snowmint_lease_acquisitions_total` | counter | `namespace`, `backend` | a lease (Redis or etcd) took a node |
 //! | `snowmint_lease_node` | gauge | `namespace` | the node number it took (the latest) |
+//! | `snowmint_lease_take_backs_total` | counter | | a lapsed lease (expired, or forgotten by the store) took its node back |
 //! | `snowmint_fence_renewals_total` | counter | `outcome` = `held` / `failed` / `lost` | a fenced source's keeper answered a renewal |
 //!
 //! Trace events (target `snowmint`): a wait for the next tick (or, async, for the fence)
@@ -455,9 +456,9 @@ pub(crate) fn fence_renewal(layout: &Layout, node: u64, renewal: &Renewal) {
     }
 }
 
-/// A Redis lease took `node` in `namespace`, whose previous owner left the mark
+/// A lease on `backend` took `node` in `namespace`, whose previous owner left the mark
 /// `mark_unix_millis` (if any).
-#[cfg(feature = "redis")]
+#[cfg(any(feature = "redis", feature = "etcd"))]
 #[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
 #[cfg_attr(
     not(all(feature = "metrics", feature = "tracing")),
@@ -465,6 +466,7 @@ pub(crate) fn fence_renewal(layout: &Layout, node: u64, renewal: &Renewal) {
 )]
 pub(crate) fn lease_acquired(
     layout: &Layout,
+    backend: &'static str,
     namespace: &str,
     node: u64,
     mark_unix_millis: Option<u64>,
@@ -472,7 +474,7 @@ pub(crate) fn lease_acquired(
     #[cfg(feature = "metrics")]
     {
         let ns = namespace.to_string();
-        metrics::counter!("snowmint_lease_acquisitions_total", "namespace" => ns.clone())
+        metrics::counter!("snowmint_lease_acquisitions_total", "namespace" => ns.clone(), "backend" => backend)
             .increment(1);
         metrics::gauge!("snowmint_lease_node", "namespace" => ns).set(node as f64);
     }
@@ -483,10 +485,31 @@ pub(crate) fn lease_acquired(
             target: "snowmint",
             unit_ms,
             sequence_bits,
+            backend,
             namespace,
             node,
             mark_unix_millis,
-            "leased a node from Redis"
+            "leased a node"
         );
     }
+}
+
+/// A lapsed lease took `node` back; it mints again only after `floor_unix_millis` (the
+/// forgetting rule, or the owner in between).
+#[cfg(any(feature = "redis", feature = "etcd"))]
+#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
+#[cfg_attr(
+    not(all(feature = "metrics", feature = "tracing")),
+    allow(unused_variables)
+)]
+pub(crate) fn lease_taken_back(node: u64, floor_unix_millis: u64) {
+    #[cfg(feature = "metrics")]
+    metrics::counter!("snowmint_lease_take_backs_total").increment(1);
+    #[cfg(feature = "tracing")]
+    tracing::warn!(
+        target: "snowmint",
+        node,
+        floor_unix_millis,
+        "the lease had lapsed (expired, or the store forgot it): took the node back, minting again after the floor"
+    );
 }

@@ -39,11 +39,15 @@ mod divisor;
 pub mod docs;
 mod encoding;
 mod error;
+#[cfg(feature = "etcd")]
+pub mod etcd;
 mod events;
 mod fence;
 mod generator;
 mod id;
 mod layout;
+#[cfg(any(feature = "redis", feature = "etcd"))]
+pub mod lease;
 mod mint;
 pub mod node;
 mod parts;

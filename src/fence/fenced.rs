@@ -36,6 +36,8 @@ struct Gate<C> {
     retry: Duration,
     /// Locked while renewing (a Redis call or a file write) and applying the outcome.
     keeper: sync::Mutex<Box<dyn Keeper>>,
+    /// The keeper's fencing token after its last renewal (0: none).
+    token: sync::AtomicU64,
     /// Locked only briefly, never across I/O: minting threads read it to explain a refusal.
     status: sync::Mutex<Status>,
     stop: Mutex<bool>,
@@ -164,6 +166,7 @@ where
             clock,
             node,
             retry,
+            token: sync::AtomicU64::new(keeper.token().unwrap_or(0)),
             keeper: sync::Mutex::new(keeper),
             status: sync::Mutex::new(Status::Failing(Arc::new(Note::new("not secured yet")))),
             stop: Mutex::new(false),
@@ -328,7 +331,15 @@ where
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn is_fenced(&self) -> bool {
-        self.gate.check_open().is_err()
+        let now = self.gate.clock.now_unix_nanos();
+        !self.gate.window.is_open(now) || self.before_floor(now)
+    }
+
+    /// Whether a clock reading of `now` is not yet past the floor (the previous holder's
+    /// mark, or the forgetting rule's wait after a claim): IDs minted now would be refused.
+    fn before_floor(&self, now: u64) -> bool {
+        let low = self.gate.window.low();
+        low != 0 && u128::from(now) < self.layout().decode(Id::from_u64(low)).unix_nanos()
     }
 
     /// Whether the node was taken over by someone else: this source never mints again.
@@ -432,6 +443,44 @@ where
         let high = self.gate.window.high();
         (high != 0).then(|| self.layout().decode(Id::from_u64(high)).unix_millis())
     }
+
+    /// The fencing token of the hold: a number the store raised when this process claimed
+    /// the node and never hands out again (etcd: the node key's `create_revision`), to pass
+    /// to systems that must refuse a stale holder's writes. `None` if the keeper has none
+    /// (Redis, a file guard).
+    ///
+    /// ```
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-token-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// use snowmint::{FileGuard, Generator, Layout};
+    /// let gen = FileGuard::new(dir.join("n.hwm")).start(Generator::builder(Layout::TWITTER))?;
+    /// assert_eq!(gen.token(), None);
+    /// # drop(gen);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn token(&self) -> Option<u64> {
+        // Relaxed: a report; the renewal thread stores it.
+        let t = self.gate.token.load(sync::Ordering::Relaxed);
+        (t != 0).then_some(t)
+    }
+
+    /// The deadline, in the source clock's Unix nanoseconds: minting is refused from then on
+    /// unless a renewal extends it (0 while closed).
+    ///
+    /// ```
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-deadline-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// use snowmint::{Clock, FileGuard, Generator, IdSource, Layout};
+    /// let gen = FileGuard::new(dir.join("n.hwm")).start(Generator::builder(Layout::TWITTER))?;
+    /// assert!(gen.deadline_unix_nanos() > gen.clock().now_unix_nanos());
+    /// # drop(gen);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn deadline_unix_nanos(&self) -> u64 {
+        self.gate.window.valid_until()
+    }
 }
 
 impl<S: IdSource> IdSource for Fenced<S>
@@ -497,13 +546,26 @@ impl<C: Clock> Gate<C> {
         }
     }
 
-    /// Hands `id` out only if it lies in the secured range.
+    /// Hands `id` out only if it lies in the secured range and the deadline has not passed
+    /// by an exact reading taken now, after the mint: a thread paused (SIGSTOP, a VM freeze,
+    /// a long stall) between [`check_open`](Self::check_open) and here, or a cheap reading
+    /// frozen by the pause, cannot hand out an ID minted after the hold lapsed.
     #[inline]
     fn check_id(&self, id: Id) -> Result<Id, FenceError> {
-        if self.window.admits(id.to_u64()) {
-            Ok(id)
+        if !self.window.admits(id.to_u64()) {
+            return self.outside(id);
+        }
+        self.check_still_open()?;
+        Ok(id)
+    }
+
+    /// Refuses if the deadline has passed by an exact reading of the clock (taken now).
+    #[inline]
+    fn check_still_open(&self) -> Result<(), FenceError> {
+        if self.window.is_open(self.clock.now_unix_nanos()) {
+            Ok(())
         } else {
-            self.outside(id)
+            Err(self.closed())
         }
     }
 
@@ -513,6 +575,7 @@ impl<C: Clock> Gate<C> {
             return Ok(batch);
         };
         if self.window.admits(last.to_u64()) {
+            self.check_still_open()?;
             return Ok(batch);
         }
         let first = batch.clone().next().unwrap_or(last);
@@ -528,6 +591,9 @@ impl<C: Clock> Gate<C> {
     #[cold]
     #[inline(never)]
     fn outside(&self, id: Id) -> Result<Id, FenceError> {
+        if id.to_u64() < self.window.low() {
+            return Err(self.below_floor(id));
+        }
         self.renew();
         self.check_open()?;
         if self.window.admits(id.to_u64()) {
@@ -545,6 +611,30 @@ impl<C: Clock> Gate<C> {
         };
         crate::events::fence_refused(&self.layout, &e);
         Err(e)
+    }
+
+    /// An ID at or before the floor (the previous holder's mark, or the forgetting rule's
+    /// wait after a claim): refused until the clock passes the floor, with no renewal.
+    #[cold]
+    fn below_floor(&self, id: Id) -> FenceError {
+        let low = self.layout.decode(Id::from_u64(self.window.low()));
+        let at = self.layout.decode(id);
+        let wait = Duration::from_nanos(
+            u64::try_from(low.unix_nanos().saturating_sub(at.unix_nanos())).unwrap_or(u64::MAX),
+        );
+        let e = FenceError::Fenced {
+            node: self.node,
+            retry_after: wait.max(self.unit()),
+            cause: Arc::new(Note::new(format!(
+                "the ID's time, {} ms (Unix), is not after the node's floor: IDs start at {} ms \
+                 (after the previous holder's window, or one TTL plus the margin after a claim \
+                 the store could not vouch for)",
+                at.unix_millis(),
+                low.unix_millis()
+            ))),
+        };
+        crate::events::fence_refused(&self.layout, &e);
+        e
     }
 
     /// The layout's tick, as a retry hint.
@@ -590,6 +680,9 @@ impl<C: Clock> Gate<C> {
         let renewal = k.renew(self.clock.now_unix_nanos());
         let ok = matches!(renewal, Renewal::Held { .. });
         self.apply(renewal);
+        // Relaxed: a report (`Fenced::token`); no other memory is read on its account.
+        self.token
+            .store(k.token().unwrap_or(0), sync::Ordering::Relaxed);
         ok
     }
 

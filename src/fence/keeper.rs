@@ -74,4 +74,9 @@ pub trait Keeper: Send + 'static {
     fn release(&mut self, last_unix_millis: Option<u64>);
     /// How long until the next renewal, after one that succeeded (`ok`) or not.
     fn period(&self, ok: bool) -> Duration;
+    /// The fencing token of the current hold, if the keeper has one (see
+    /// [`Fenced::token`](crate::Fenced::token)); `None` by default.
+    fn token(&self) -> Option<u64> {
+        None
+    }
 }

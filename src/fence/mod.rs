@@ -32,7 +32,7 @@ pub(crate) mod mark;
 mod window;
 
 pub use self::error::FenceError;
-#[cfg_attr(not(feature = "redis"), allow(unused_imports))]
+#[cfg_attr(not(any(feature = "redis", feature = "etcd")), allow(unused_imports))]
 pub(crate) use self::error::Note;
 pub use self::fenced::Fenced;
 pub use self::file_guard::FileGuard;

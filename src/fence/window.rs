@@ -70,6 +70,12 @@ impl Window {
         self.low.load(Ordering::Relaxed)
     }
 
+    /// The deadline (0 while closed): for reports.
+    pub(crate) fn valid_until(&self) -> u64 {
+        // Relaxed: a report, not a decision; no other memory is read on its account.
+        self.valid_until.load(Ordering::Relaxed)
+    }
+
     /// The greatest ID value admitted (0 before the first window): for reports.
     pub(crate) fn high(&self) -> u64 {
         // Relaxed: a report, not a decision; no other memory is read on its account.

@@ -37,7 +37,7 @@ pub use self::hostname::StatefulSetOrdinal;
 #[cfg(feature = "ip")]
 pub use self::ip::PrivateIpv4;
 
-#[cfg(feature = "redis")]
+#[cfg(any(feature = "redis", feature = "etcd"))]
 pub(crate) use self::hostname::system_hostname;
 
 use crate::layout::Layout;

@@ -79,11 +79,13 @@ pub struct Args {
     pub grace: Duration,
 }
 
-/// The flags of a node number leased from Redis.
+/// The flags of a node number leased from Redis or etcd.
 #[derive(Debug, Clone, clap::Args)]
 pub struct LeaseArgs {
-    /// Lease the node number from Redis at this URL (redis://HOST:PORT/DB), renewed in the
-    /// background, released on exit (instead of --node or --node-from)
+    /// Lease the node number from Redis (redis://HOST:PORT/DB) or from an etcd cluster
+    /// (etcd://HOST:PORT,HOST:PORT,...), renewed in the background, released on exit (instead
+    /// of --node or --node-from). Every start waits one --ttl plus the margin first
+    /// (the store cannot tell a free node from one whose key it lost)
     #[arg(long, value_name = "URL", conflicts_with_all = ["node", "node_from"])]
     pub lease: Option<String>,
 
@@ -102,7 +104,8 @@ pub struct LeaseArgs {
     #[arg(long, value_name = "FIRST-LAST", requires = "lease", value_parser = value::text(node_range))]
     pub nodes: Option<RangeInclusive<u64>>,
 
-    /// How long the lease lives without renewal (30ms to 1 day); renewed every third of it.
+    /// How long the lease lives without renewal (Redis 30ms to 1 day, etcd 1s to 1 day);
+    /// renewed every third of it.
     /// A crashed service's node number is free again after this long
     #[arg(long, value_name = "DURATION", default_value = "10s", requires = "lease", value_parser = value::text(duration))]
     pub ttl: Duration,
@@ -112,9 +115,10 @@ pub struct LeaseArgs {
     #[arg(long, value_name = "DURATION", requires = "lease", value_parser = value::text(duration))]
     pub margin: Option<Duration>,
 
-    /// The connect, read and write timeout of each Redis call [default: a tenth of the TTL]
-    #[arg(long, value_name = "DURATION", requires = "lease", value_parser = value::text(duration))]
-    pub redis_timeout: Option<Duration>,
+    /// The connect, read and write timeout of each call to the lease's store (etcd tries the
+    /// next endpoint after it) [default: a tenth of the TTL]
+    #[arg(long, alias = "redis-timeout", value_name = "DURATION", requires = "lease", value_parser = value::text(duration))]
+    pub lease_timeout: Option<Duration>,
 
     /// At start, the longest to wait for this clock to pass the mark the node number's last
     /// owner left; a clock further behind is an error

@@ -22,9 +22,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::serve::ListenerExt;
-use snowmint::redis::{LeaseError, RedisLease};
-use snowmint::{ShardError, ShardedGenerator};
+use snowmint::etcd::EtcdLease;
+use snowmint::lease::{Backend, Lease, LeaseError};
+use snowmint::redis::RedisLease;
+use snowmint::{Fenced, ShardError, ShardedGenerator, ShardedGeneratorBuilder, TscClock};
 
+use self::args::LeaseArgs;
 use self::metrics::HttpMetrics;
 use self::shutdown::Signals;
 use self::source::{with_cause, Health, Minter};
@@ -74,24 +77,24 @@ pub fn run(args: Args) -> Result<(), CliError> {
             Minter::Fixed(gen)
         }
         Some(url) => {
-            let mut lease = RedisLease::new(url)
-                .map_err(|e| CliError::input(format_args!("--lease: {}", with_cause(&e))))?
-                .namespace(&args.lease.namespace)
-                .ttl(args.lease.ttl)
-                .max_wait(args.lease.lease_wait);
-            if let Some(nodes) = &args.lease.nodes {
-                lease = lease.nodes(nodes.clone());
-            }
-            if let Some(margin) = args.lease.margin {
-                lease = lease.margin(margin);
-            }
-            if let Some(timeout) = args.lease.redis_timeout {
-                lease = lease.io_timeout(timeout);
-            }
-            let gen = lease.acquire(builder).map_err(|e| lease_error(&e))?;
+            let parsed =
+                |e: LeaseError| CliError::input(format_args!("--lease: {}", with_cause(&e)));
+            let (gen, backend) = if url.starts_with("etcd://") {
+                let lease = EtcdLease::new(url).map_err(parsed)?;
+                (acquire(lease, &args.lease, builder)?, "etcd")
+            } else if url.starts_with("redis://") || url.starts_with("rediss://") {
+                let lease = RedisLease::new(url).map_err(parsed)?;
+                (acquire(lease, &args.lease, builder)?, "redis")
+            } else {
+                return Err(CliError::input(format_args!(
+                    "--lease: {url:?} is neither a Redis URL (redis://HOST:PORT/DB) nor an etcd cluster \
+                     (etcd://HOST:PORT,HOST:PORT,...)"
+                )));
+            };
             Minter::Leased {
                 gen,
                 namespace: args.lease.namespace.clone(),
+                backend,
             }
         }
     };
@@ -114,7 +117,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     runtime.shutdown_timeout(RUNTIME_STOP);
     // A lost lease is someone else's now: nothing to release.
     let released = match &app.minter {
-        Minter::Leased { gen, namespace } if !gen.is_lost() => {
+        Minter::Leased { gen, namespace, .. } if !gen.is_lost() => {
             Some((gen.node(), namespace.clone()))
         }
         _ => None,
@@ -209,7 +212,7 @@ async fn serve(app: Arc<App>, args: &Args, workers: usize) -> Result<(), CliErro
     match stopped_by {
         Some(Stop::Lost) => Err(CliError::system(format_args!(
             "the lease on node {} was lost: another process holds it now (this one was paused, or cut \
-             off from Redis, past the lease's TTL), so this one can never mint again; start the \
+             off from the lease's store past its TTL), so this one can never mint again; start the \
              service anew to lease another node",
             app.minter.node()
         ))),
@@ -251,6 +254,28 @@ fn shard_error(e: &ShardError) -> CliError {
         )),
         _ => CliError::input(e),
     }
+}
+
+/// Applies the lease flags to `lease` and takes a node for `builder`.
+fn acquire<B: Backend>(
+    lease: Lease<B>,
+    flags: &LeaseArgs,
+    builder: ShardedGeneratorBuilder<TscClock>,
+) -> Result<Fenced<ShardedGenerator>, CliError> {
+    let mut lease = lease
+        .namespace(&flags.namespace)
+        .ttl(flags.ttl)
+        .max_wait(flags.lease_wait);
+    if let Some(nodes) = &flags.nodes {
+        lease = lease.nodes(nodes.clone());
+    }
+    if let Some(margin) = flags.margin {
+        lease = lease.margin(margin);
+    }
+    if let Some(timeout) = flags.lease_timeout {
+        lease = lease.io_timeout(timeout);
+    }
+    lease.acquire(builder).map_err(|e| lease_error(&e))
 }
 
 fn lease_error(e: &LeaseError) -> CliError {

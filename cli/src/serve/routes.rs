@@ -180,6 +180,15 @@ async fn healthz(State(app): State<Arc<App>>) -> Response {
         Some(ns) => o.string("source", "lease").string("namespace", ns),
         None => o.string("source", "fixed"),
     };
+    if let Some(backend) = app.minter.backend() {
+        o = o.string("backend", backend);
+    }
+    if let Some(token) = app.minter.token() {
+        o = o.number("token", token);
+    }
+    if let Some(deadline) = app.minter.deadline_unix_millis() {
+        o = o.number("deadline_unix_ms", deadline);
+    }
     (
         status,
         [

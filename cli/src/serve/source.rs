@@ -15,10 +15,13 @@ const MIN_WAIT: Duration = Duration::from_micros(1);
 pub enum Minter<C: Clock = TscClock> {
     /// `--node` or `--node-from`: the node is fixed for the process's life.
     Fixed(ShardedGenerator<C>),
-    /// `--lease`: the node is leased from Redis; minting stops while the lease is fenced.
+    /// `--lease`: the node is leased from Redis or etcd; minting stops while the lease is
+    /// fenced.
     Leased {
         gen: Fenced<ShardedGenerator<C>>,
         namespace: String,
+        /// `redis` or `etcd`.
+        backend: &'static str,
     },
 }
 
@@ -75,6 +78,30 @@ impl<C: Clock> Minter<C> {
         match self {
             Minter::Fixed(_) => None,
             Minter::Leased { namespace, .. } => Some(namespace),
+        }
+    }
+
+    /// The lease's backend (`redis`, `etcd`), if leased.
+    pub fn backend(&self) -> Option<&'static str> {
+        match self {
+            Minter::Fixed(_) => None,
+            Minter::Leased { backend, .. } => Some(backend),
+        }
+    }
+
+    /// The lease's fencing token, if leased from a backend that has one (etcd).
+    pub fn token(&self) -> Option<u64> {
+        match self {
+            Minter::Fixed(_) => None,
+            Minter::Leased { gen, .. } => gen.token(),
+        }
+    }
+
+    /// The lease's deadline, Unix milliseconds, if leased (0 while fenced).
+    pub fn deadline_unix_millis(&self) -> Option<u64> {
+        match self {
+            Minter::Fixed(_) => None,
+            Minter::Leased { gen, .. } => Some(gen.deadline_unix_nanos() / 1_000_000),
         }
     }
 

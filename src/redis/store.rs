@@ -1,13 +1,14 @@
-//! The lease's Redis side: its three scripts, and the keeper that renews it.
+//! The lease's Redis side: its three scripts, the connection that runs them, and
+//! [`RedisStore`], the [`Store`] built on them.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use ::redis::{Client, Connection, RedisResult, Script};
 
-use super::error::LeaseError;
-use crate::fence::mark::ceil_millis;
-use crate::fence::{Cause, Keeper, Note, Renewal};
+use crate::lease::keeper::millis;
+use crate::lease::store::{Claim, Store};
+use crate::lease::LeaseError;
 
 /// Takes the first free node of `ARGV[2]..=ARGV[3]` with `SET owner_key owner NX PX ttl`,
 /// scanning from `ARGV[4]` and wrapping, and returns `{node, mark_ms, mark_owner}` (`-1`
@@ -209,110 +210,60 @@ impl Keys {
     }
 }
 
-pub(super) fn millis(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// Renews a held node from the fence's background thread.
-pub(super) struct RedisKeeper {
+/// One owner's lease in Redis.
+pub struct RedisStore {
     pub(super) conn: Conn,
     pub(super) prefix: String,
-    pub(super) keys: Keys,
-    pub(super) node: u64,
     pub(super) owner: String,
     pub(super) ttl: Duration,
-    pub(super) margin: Duration,
-    /// The mark found when the node was taken: every ID issued is after it.
-    pub(super) floor: Option<u64>,
+    /// The keys of the node claimed last.
+    pub(super) keys: Option<Keys>,
 }
 
-impl RedisKeeper {
-    /// Extends the lease and records `now + ttl` as the mark.
-    fn renew_at(&mut self, now_nanos: u64) -> RedisResult<Option<Renewal>> {
-        let want = ceil_millis(u128::from(now_nanos)).saturating_add(millis(self.ttl));
-        let stored = self.conn.renew(&self.keys, &self.owner, self.ttl, want)?;
-        Ok(stored.map(|limit| Renewal::Held {
-            limit_unix_millis: limit,
-            valid_until_nanos: self.valid_until(now_nanos),
-            floor_unix_millis: None,
+impl Store for RedisStore {
+    fn claim(&mut self, first: u64, last: u64) -> Result<Option<Claim>, LeaseError> {
+        let taken = self
+            .conn
+            .acquire(&self.prefix, (first, last, first), &self.owner, self.ttl)
+            .map_err(|e| redis_error("claim a node", e))?;
+        Ok(taken.map(|t| {
+            self.keys = Some(Keys::new(&self.prefix, t.node));
+            Claim {
+                node: t.node,
+                mark: t.mark,
+                mark_is_ours: t.mark_owner == self.owner,
+            }
         }))
     }
 
-    /// The deadline of a renewal sent after the clock read `sent_nanos`: Redis expires the
-    /// key no earlier than `ttl` after it received the renewal, so the hold is proven
-    /// until `sent + ttl`; the margin covers the clocks' rates and the cheap reading's lag.
-    fn valid_until(&self, sent_nanos: u64) -> u64 {
-        let window = self.ttl.saturating_sub(self.margin);
-        sent_nanos.saturating_add(u64::try_from(window.as_nanos()).unwrap_or(u64::MAX))
+    fn renew(&mut self, want_unix_millis: u64) -> Result<Option<u64>, LeaseError> {
+        let Some(keys) = &self.keys else {
+            return Ok(None);
+        };
+        self.conn
+            .renew(keys, &self.owner, self.ttl, want_unix_millis)
+            .map_err(|e| redis_error("renew the lease", e))
     }
 
-    /// The lease was not held any more (it expired, or Redis lost it): take the same node
-    /// back if it is free, continuing after whoever held it meanwhile.
-    fn take_back(&mut self, now_nanos: u64) -> Renewal {
-        let node = self.node;
-        let taken = match self
-            .conn
-            .acquire(&self.prefix, (node, node, node), &self.owner, self.ttl)
-        {
-            Ok(t) => t,
-            Err(e) => return Renewal::Failed(redis_cause("take back the expired lease", e)),
+    fn release(&mut self, mark_unix_millis: Option<u64>) -> Result<(), LeaseError> {
+        let Some(keys) = &self.keys else {
+            return Ok(());
         };
-        let Some(taken) = taken else {
-            return Renewal::Lost(Arc::new(Note::new(format!(
-                "its lease expired and another owner holds node {node} in Redis now"
-            ))));
-        };
-        // A mark we wrote ourselves is already behind our own state; another owner's is not.
-        let floor = taken.mark.filter(|_| taken.mark_owner != self.owner);
-        self.floor = self.floor.max(floor);
-        match self.renew_at(now_nanos) {
-            Ok(Some(Renewal::Held {
-                limit_unix_millis,
-                valid_until_nanos,
-                ..
-            })) => Renewal::Held {
-                limit_unix_millis,
-                valid_until_nanos,
-                floor_unix_millis: floor,
-            },
-            Ok(_) => Renewal::Failed(Arc::new(Note::new(format!(
-                "node {node} was taken back but slipped away at once"
-            )))),
-            Err(e) => Renewal::Failed(redis_cause("renew the lease taken back", e)),
-        }
+        self.conn
+            .release(keys, &self.owner, mark_unix_millis)
+            .map(drop)
+            .map_err(|e| redis_error("release the lease", e))
+    }
+
+    fn token(&self) -> Option<u64> {
+        None
     }
 }
 
-impl Keeper for RedisKeeper {
-    fn renew(&mut self, now_nanos: u64) -> Renewal {
-        match self.renew_at(now_nanos) {
-            Ok(Some(held)) => held,
-            Ok(None) => self.take_back(now_nanos),
-            Err(e) => Renewal::Failed(redis_cause("renew the lease", e)),
-        }
-    }
-
-    fn release(&mut self, last_unix_millis: Option<u64>) {
-        // Best effort: if Redis cannot be reached, the lease expires by itself and the mark
-        // stays at the last reservation, which is safe (the next owner waits a little).
-        let _ = self
-            .conn
-            .release(&self.keys, &self.owner, last_unix_millis.max(self.floor));
-    }
-
-    fn period(&self, ok: bool) -> Duration {
-        if ok {
-            self.ttl / 3
-        } else {
-            (self.ttl / 20).max(Duration::from_millis(5))
-        }
-    }
-}
-
-/// A Redis error while `action`, as a renewal's cause.
-fn redis_cause(action: &'static str, e: ::redis::RedisError) -> Cause {
-    Arc::new(LeaseError::Redis {
+/// A Redis error while `action`.
+pub(super) fn redis_error(action: &'static str, e: ::redis::RedisError) -> LeaseError {
+    LeaseError::Redis {
         action,
         cause: Arc::new(e),
-    })
+    }
 }

@@ -1,19 +1,21 @@
-//! [`LeaseError`]: why no node could be leased.
+//! [`LeaseError`]: why no node could be leased, from any backend.
 
 use core::fmt;
+#[cfg(feature = "redis")]
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::{LayoutError, MintError};
 use crate::fence::Cause;
 
-/// Why [`RedisLease::acquire`](super::RedisLease::acquire) returned no generator.
+/// Why [`Lease::acquire`](super::Lease::acquire) (a Redis or an etcd lease) returned no
+/// generator.
 ///
 /// Every message names the rule and the allowed range.
 ///
 /// ```
 /// use std::time::Duration;
-/// use snowmint::redis::LeaseError;
+/// use snowmint::lease::LeaseError;
 ///
 /// let err = LeaseError::AllTaken { namespace: "orders".into(), first: 0, last: 7, ttl: Duration::from_secs(10) };
 /// assert_eq!(
@@ -37,11 +39,21 @@ pub enum LeaseError {
         ttl: Duration,
     },
     /// Redis could not be reached, or refused a command.
+    #[cfg(feature = "redis")]
     Redis {
         /// What was being done.
         action: &'static str,
         /// The client's error (also the error's `source()`).
         cause: Arc<::redis::RedisError>,
+    },
+    /// No etcd endpoint could be reached, or the cluster refused a request (its answer is the
+    /// `source()`).
+    #[cfg(feature = "etcd")]
+    Etcd {
+        /// What was being done.
+        action: &'static str,
+        /// What the endpoints answered.
+        cause: Cause,
     },
     /// The node's mark (the last time its previous owner may have issued) is further ahead
     /// of this clock than the lease waits. The node was given back. The source is
@@ -71,12 +83,15 @@ pub enum LeaseError {
         /// The largest node allowed: the layout's, at most 2^40 − 1.
         max: u64,
     },
-    /// The TTL is not between 30 ms and one day, or the margin is more than half of it.
+    /// The TTL is outside the backend's range (Redis: 30 ms to one day; etcd: 1 s to one day),
+    /// or the margin is more than half of it.
     Timing {
         /// The TTL.
         ttl: Duration,
         /// The margin.
         margin: Duration,
+        /// The least TTL the backend takes.
+        min_ttl: Duration,
     },
     /// The mark is past the layout's expiry.
     Layout(LayoutError),
@@ -103,7 +118,10 @@ impl fmt::Display for LeaseError {
                 "every node from {first} to {last} in namespace {namespace:?} is leased: widen the range (.nodes), \
                  stop a process, or wait for a crashed one's lease to expire (TTL {ttl:?})"
             ),
+            #[cfg(feature = "redis")]
             LeaseError::Redis { action, .. } => write!(f, "could not {action} in Redis"),
+            #[cfg(feature = "etcd")]
+            LeaseError::Etcd { action, cause } => write!(f, "could not {action} in etcd: {cause}"),
             LeaseError::MarkAhead {
                 node,
                 mark_unix_millis,
@@ -123,10 +141,14 @@ impl fmt::Display for LeaseError {
                 "node range {first}..={last} is not allowed: it must be non-empty, within 0..={max} (the layout's \
                  node range) and hold at most 65536 nodes"
             ),
-            LeaseError::Timing { ttl, margin } => write!(
+            LeaseError::Timing {
+                ttl,
+                margin,
+                min_ttl,
+            } => write!(
                 f,
-                "lease TTL {ttl:?} with margin {margin:?} is not allowed: the TTL must be 30ms to 1 day and the \
-                 margin at most half of it"
+                "lease TTL {ttl:?} with margin {margin:?} is not allowed: the TTL must be {min_ttl:?} to 1 day \
+                 and the margin at most half of it"
             ),
             LeaseError::Layout(e) => e.fmt(f),
             LeaseError::Build(_) => f.write_str("the leased source could not be built"),
@@ -137,7 +159,10 @@ impl fmt::Display for LeaseError {
 impl std::error::Error for LeaseError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
+            #[cfg(feature = "redis")]
             LeaseError::Redis { cause, .. } => Some(&**cause),
+            #[cfg(feature = "etcd")]
+            LeaseError::Etcd { cause, .. } => Some(&**cause),
             LeaseError::MarkAhead { cause, .. } => Some(cause),
             LeaseError::Build(cause) => Some(&**cause),
             // Printed as this error's own message: not again as a source.

@@ -225,7 +225,7 @@ impl Store for RedisStore {
         let taken = self
             .conn
             .acquire(&self.prefix, (first, last, first), &self.owner, self.ttl)
-            .map_err(|e| redis_error("claim a node", e))?;
+            .map_err(|e| redis_error("acquire a node", e))?;
         Ok(taken.map(|t| {
             self.keys = Some(Keys::new(&self.prefix, t.node));
             Claim {

@@ -295,3 +295,60 @@ fn dropping_the_fence_stops_its_renewal_thread_before_its_period() {
         "only the renewal at start"
     );
 }
+
+/// A clock whose cheap reading froze (the ticker thread not yet scheduled after a pause)
+/// while its exact reading moved on.
+struct Frozen {
+    exact: std::sync::atomic::AtomicU64,
+    recent: u64,
+}
+
+impl crate::clock::Clock for Frozen {
+    fn now_unix_nanos(&self) -> u64 {
+        // Relaxed: one test thread sets and reads it.
+        self.exact.load(Ordering::Relaxed)
+    }
+    fn recent_unix_nanos(&self) -> u64 {
+        self.recent
+    }
+}
+
+/// A process woken from a pause past its deadline: the cheap reading still says it is
+/// early, but the exact reading after the mint says the deadline passed, so neither a
+/// single ID nor a batch is handed out, and `is_fenced` agrees.
+#[test]
+fn a_mint_after_a_pause_past_the_deadline_is_refused_whatever_the_cheap_reading_says() {
+    let t0 = T0 * 1_000_000;
+    let clock = Arc::new(Frozen {
+        exact: std::sync::atomic::AtomicU64::new(t0),
+        recent: t0,
+    });
+    let gen = Generator::builder(Layout::TWITTER)
+        .clock(Arc::clone(&clock))
+        .node(3)
+        .build()
+        .unwrap();
+    // A limit an hour ahead: only the deadline (1 s after the renewal) can refuse.
+    let keeper = Grant {
+        ahead_ms: 3_600_000,
+        valid_for: Some(Duration::from_secs(1)),
+    };
+    let fenced = Fenced::start_manual(gen, 3, keeper).unwrap();
+    assert!(fenced.next_id().is_ok() && !fenced.is_fenced());
+    // The pause: five seconds pass by the exact reading; the cheap one stays where it was.
+    clock.exact.store(t0 + 5_000_000_000, Ordering::Relaxed);
+    assert!(
+        matches!(fenced.next_id(), Err(FenceError::Fenced { .. })),
+        "an ID minted after the deadline was handed out"
+    );
+    assert!(matches!(
+        fenced.try_next_id(),
+        Err(FenceError::Fenced { .. })
+    ));
+    assert!(matches!(
+        fenced.next_ids(10),
+        Err(FenceError::Fenced { .. })
+    ));
+    assert!(fenced.is_fenced());
+    assert!(fenced.deadline_unix_nanos() <= t0 + 1_000_000_000);
+}

@@ -8,7 +8,7 @@
 
 use core::cell::Cell;
 
-use super::minter::Packing;
+use super::packing::Packing;
 use super::rule::TickWindow;
 
 /// The current tick's window and ID bits; serves nothing until first filled.

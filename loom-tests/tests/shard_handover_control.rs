@@ -13,7 +13,7 @@ mod common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use common::{assert_unique, explore, layout, LEASE_TRIES, START_TICK};
+use common::{assert_unique, builder, explore, layout, LEASE_TRIES, START_TICK};
 use loom::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use loom::sync::Arc;
 use loom::thread;
@@ -74,7 +74,7 @@ impl Slot {
 /// Two holders, one after the other in some order, each minting two IDs; the IDs are checked
 /// for duplicates. Returns the interleavings explored.
 fn harness(name: &str, take: Ordering, give_back: Ordering) -> usize {
-    explore(name, loom::model::Builder::new(), move || {
+    explore(name, builder(None), move || {
         let slot = Arc::new(Slot {
             taken: AtomicBool::new(false),
             issued: AtomicU64::new(0),

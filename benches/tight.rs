@@ -1,4 +1,4 @@
-//! Tight-loop throughput: every path of issue #14's table against its best peer, measured
+//! Tight-loop throughput: every path snowmint offers against its best peer, measured
 //! the way users who compare crates measure: `N` calls in a plain loop, no harness between
 //! them. See `benches/README.md` for why this differs from criterion's figures, the command
 //! and the numbers.

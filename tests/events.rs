@@ -1,4 +1,4 @@
-//! Metrics and trace events of the rare paths (issue #12), with a scripted clock: the exact
+//! Metrics and trace events of the rare paths, with a scripted clock: the exact
 //! counts a recording `metrics` recorder sees and the events a `tracing` subscriber sees.
 #![cfg(all(feature = "metrics", feature = "tracing"))]
 

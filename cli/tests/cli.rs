@@ -676,13 +676,24 @@ fn help_documents_the_layout_spec_detection_and_exit_status() {
     }
     // The layout syntax is explained once, in `layouts --help`; the others refer to it.
     let layouts = ok(&["layouts", "--help"]);
-    for part in ["time=BITS", "order=tns|tsn", "grid=epoch|unix", "base=PRESET"] {
+    for part in [
+        "time=BITS",
+        "order=tns|tsn",
+        "grid=epoch|unix",
+        "base=PRESET",
+    ] {
         assert!(layouts.contains(part), "layouts --help lacks {part}");
     }
     for command in ["gen", "decode", "compose", "serve"] {
         let help = ok(&[command, "--help"]);
-        assert!(help.contains("see `snowmint layouts --help`"), "{command} --help");
-        assert!(!help.contains("time=BITS"), "{command} --help repeats the syntax");
+        assert!(
+            help.contains("see `snowmint layouts --help`"),
+            "{command} --help"
+        );
+        assert!(
+            !help.contains("time=BITS"),
+            "{command} --help repeats the syntax"
+        );
     }
     let decode = ok(&["decode", "--help"]);
     assert!(

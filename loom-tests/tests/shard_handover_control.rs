@@ -1,8 +1,8 @@
-//! The negative control for the shard handover: the models of `shard_lease.rs` can fail.
+//! The negative control for the shard handover: the models of `shard_owned.rs` can fail.
 //!
 //! A copy of the slot protocol of `src/shard/slots.rs`, reduced to its atomics (a `taken`
 //! flag and the state handed over beside it, both Relaxed except where stated), runs with the
-//! handover harness of `shard_lease.rs`: two threads each take the one shard (yielding while
+//! handover harness of `shard_owned.rs`: two threads each take the one shard (yielding while
 //! it is held), mint two IDs from the state it held, hand it back. With the library's pair
 //! (Acquire CAS to take, Release store to give back) every interleaving is unique; weaken
 //! either side to Relaxed and loom finds the new holder reading the state from before the

@@ -593,10 +593,11 @@ mod tests {
         }
     }
 
-    /// The own-tick rule takes the state before it tests the reading: a reading its window
-    /// does not serve (the clock in a later tick; or, under `Wait`, behind the state's tick)
-    /// gives the state back, so a declined take issues nothing and leaves the state as it was,
-    /// and the general path then takes what `step` gives.
+    /// A reading the own-tick window does not serve (the clock in a later tick; or, under
+    /// `Wait`, behind the state's tick) declines the take: under `Continue` the rule takes the
+    /// state first and gives it back, under `Wait` it tests the reading first and takes
+    /// nothing. Either way a declined take issues nothing and leaves the state as it was, and
+    /// the general path then takes what `step` gives.
     #[test]
     fn a_reading_the_own_tick_does_not_serve_gives_the_state_back() {
         for (rollback, forward) in [

@@ -452,7 +452,7 @@ mod tests {
     }
 
     /// After the tick's first two IDs through the general path (the second is due for an
-    /// exact reading), the rest of the tick comes from the cached window (the lease and
+    /// exact reading), the rest of the tick comes from the cached window (the owned and
     /// thread-local hot path): each the general path's next state,
     /// packed with the owner's node, in both field orders (the sequence at bit 0, or above
     /// the node).

@@ -267,7 +267,7 @@ impl fmt::Display for MintError {
             MintError::Layout(e) => write!(f, "the clock's {e}"),
             MintError::NoFreeShard { shards } => write!(
                 f,
-                "all {shards} exclusive shards are leased: drop a lease, or mint through the shared overflow shard"
+                "all {shards} exclusive shards are owned: drop an owned shard, or mint through the shared overflow shard"
             ),
             MintError::Expired { expiry_unix_millis } => write!(
                 f,

@@ -3,7 +3,7 @@
 //! insert time and the primary key's index and table sizes side by side.
 //!
 //! ```sh
-//! nice cargo bench --features postgres --bench pg_insert -- --out benches/pg_insert.csv
+//! nice cargo bench -p snowmint-benches --bench pg_insert -- --out benches/pg_insert.csv
 //! python3 benches/pg_chart.py benches/pg_insert.csv benches/pg_insert.svg
 //! ```
 //!

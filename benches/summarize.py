@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Turns one `cargo bench --bench mint` run into the markdown tables of benches/README.md.
+"""Turns one `cargo bench -p snowmint-benches --bench mint` run into markdown tables
+(the format of benches/README.md).
 
 Reads criterion's estimates (target/criterion/<group>/<case>/new/estimates.json, or under
 $CARGO_TARGET_DIR) and, if given, the bench's log for the cases it did not measure.

@@ -1,12 +1,12 @@
-//! Tight-loop throughput: every path of issue #14's table against its best peer, measured
+//! Tight-loop throughput: every path snowmint offers against its best peer, measured
 //! the way users who compare crates measure: `N` calls in a plain loop, no harness between
 //! them. See `benches/README.md` for why this differs from criterion's figures, the command
 //! and the numbers.
 //!
 //! ```sh
-//! cargo bench --bench tight                          # 10 M IDs per case, median of 5 runs
-//! cargo bench --bench tight -- --ids 1000000 --runs 1 1t-owned
-//! TIGHT_IDS=1000000 TIGHT_RUNS=5 cargo bench --bench tight
+//! cargo bench -p snowmint-benches --bench tight      # 10 M IDs per case, median of 5 runs
+//! cargo bench -p snowmint-benches --bench tight -- --ids 1000000 --runs 1 1t-owned
+//! TIGHT_IDS=1000000 TIGHT_RUNS=5 cargo bench -p snowmint-benches --bench tight
 //! ```
 //!
 //! Arguments (or environment variables): `--ids N` (`TIGHT_IDS`, default 10,000,000) IDs per

@@ -1,4 +1,4 @@
-//! Async minting that never blocks the executor (issue #12).
+//! Async minting that never blocks the executor.
 //!
 //! Part 1: on a current-thread runtime, 1,000 tasks mint Sonyflake IDs (256 per 10 ms tick,
 //! so the generator is used up all the time) for 2 seconds while a heartbeat task asks to

@@ -13,7 +13,7 @@
 //!   preemption, are counted and left out), and how much the cheap `recent_unix_nanos()`
 //!   reading lagged the exact one.
 //!
-//! With `--paced` it mints the way a slow server does instead (the workload of issue #14):
+//! With `--paced` it mints the way a slow server does instead:
 //! one ID per millisecond, plus a burst of 5,000 IDs at each whole second, so that most IDs
 //! come from a minter that has been idle; it then also counts the IDs more than 1 ms behind
 //! or ahead of the wall clock.

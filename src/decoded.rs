@@ -19,16 +19,31 @@ pub struct Decoded {
     node: u64,
     sequence: u64,
     unix_nanos: u128,
+    /// The layout's unit: how many fractional digits the time needs (for serde).
+    unit_nanos: u64,
 }
 
 impl Decoded {
-    pub(crate) const fn new(ticks: u64, node: u64, sequence: u64, unix_nanos: u128) -> Decoded {
+    pub(crate) const fn new(
+        ticks: u64,
+        node: u64,
+        sequence: u64,
+        unix_nanos: u128,
+        unit_nanos: u64,
+    ) -> Decoded {
         Decoded {
             ticks,
             node,
             sequence,
             unix_nanos,
+            unit_nanos,
         }
+    }
+
+    /// The layout's tick length, in nanoseconds.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) const fn unit_nanos(&self) -> u64 {
+        self.unit_nanos
     }
 
     /// The time field: ticks since the layout's first tick (its epoch, or on the Unix grid

@@ -3,6 +3,8 @@
 use core::fmt;
 use std::time::Duration;
 
+use crate::rfc3339::Utc;
+
 /// One of the three fields of an ID.
 ///
 /// ```
@@ -176,7 +178,7 @@ impl fmt::Display for LayoutError {
             ),
             LayoutError::Expired { expiry_unix_millis, now_unix_millis } => {
                 f.write_str("layout expired on ")?;
-                write_utc(f, expiry_unix_millis)?;
+                write!(f, "{}", Utc::millis(expiry_unix_millis))?;
                 write!(
                     f,
                     " ({expiry_unix_millis} ms Unix), before the clock's {now_unix_millis} ms: its time field is full, so no generator can mint (its IDs still decode)"
@@ -184,32 +186,6 @@ impl fmt::Display for LayoutError {
             }
         }
     }
-}
-
-/// Writes Unix milliseconds as an RFC 3339 UTC time (`2024-11-20T13:24:16.000Z`), by the
-/// days-to-civil algorithm of Howard Hinnant's `chrono`-compatible date library. Years past
-/// 9999 are written with more digits.
-fn write_utc(f: &mut fmt::Formatter<'_>, unix_millis: u64) -> fmt::Result {
-    let days = unix_millis / 86_400_000;
-    let millis_of_day = unix_millis % 86_400_000;
-    // Shift the era to start on 0000-03-01, so leap days end each 400-year cycle.
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z % 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + u64::from(month <= 2);
-    let (secs, millis) = (millis_of_day / 1_000, millis_of_day % 1_000);
-    write!(
-        f,
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        secs / 3_600,
-        secs / 60 % 60,
-        secs % 60
-    )
 }
 
 impl std::error::Error for LayoutError {}
@@ -245,8 +221,8 @@ pub enum MintError {
     /// before-epoch condition of the crate ([`LayoutError::TimeBeforeEpoch`], also what
     /// [`Layout::ticks_at`](crate::Layout::ticks_at) says of such a time).
     Layout(LayoutError),
-    /// Every exclusive shard of a sharded generator is leased (see
-    /// [`ShardedGenerator::lease`](crate::ShardedGenerator::lease)).
+    /// Every exclusive shard of a sharded generator is owned (see
+    /// [`ShardedGenerator::own_shard`](crate::ShardedGenerator::own_shard)).
     NoFreeShard {
         /// How many exclusive shards the generator has.
         shards: u64,
@@ -291,7 +267,7 @@ impl fmt::Display for MintError {
             MintError::Layout(e) => write!(f, "the clock's {e}"),
             MintError::NoFreeShard { shards } => write!(
                 f,
-                "all {shards} exclusive shards are leased: drop a lease, or mint through the shared overflow shard"
+                "all {shards} exclusive shards are owned: drop an owned shard, or mint through the shared overflow shard"
             ),
             MintError::Expired { expiry_unix_millis } => write!(
                 f,

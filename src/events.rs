@@ -382,7 +382,7 @@ pub(crate) fn overflow_shard(layout: &Layout, whose: Whose) {
     }
 }
 
-/// A thread or a lease took the exclusive shard `shard` (`held`) or gave it back.
+/// A thread or an owned shard took the exclusive shard `shard` (`held`) or gave it back.
 #[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
 #[cfg_attr(
     not(all(feature = "metrics", feature = "tracing")),

@@ -1012,6 +1012,7 @@ impl Layout {
             shr(v, self.node_shift) & self.max_node(),
             shr(v, self.sequence_shift) & self.max_sequence(),
             unix_nanos,
+            self.unit_nanos(),
         )
     }
 

@@ -57,6 +57,7 @@ pub mod postgres;
 pub mod rayon;
 #[cfg(feature = "redis")]
 pub mod redis;
+mod rfc3339;
 #[cfg(feature = "serde")]
 pub mod serde;
 mod shard;

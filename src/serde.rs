@@ -15,16 +15,45 @@
 //! assert!(serde_json::from_str::<Id>("-1").is_err());
 //! ```
 //!
-//! To pin one representation for a field, use [`as_u64`] or [`as_string`] with
-//! `#[serde(with = "...")]`.
+//! `Option<Id>`, `Vec<Id>` and any other container of `Id`s take that representation with
+//! no attribute. To pin one representation for a field, name the module for its type in
+//! `#[serde(with = "...")]`:
+//!
+//! | field | always a number | always a string |
+//! |---|---|---|
+//! | `Id` | [`as_u64`] | [`as_string`] |
+//! | `Option<Id>` | [`as_u64::option`] | [`as_string::option`] |
+//! | `Vec<Id>` | [`as_u64::vec`] | [`as_string::vec`] |
+//!
+//! `as_u64` or `as_string` on an `Option<Id>` or `Vec<Id>` field does not compile (they take
+//! an `&Id`): use the `option` or `vec` module. With `with`, serde no longer treats a missing
+//! `Option` field as `None`: add `#[serde(default)]` for that.
+//!
+//! [`Decoded`] and [`Parts`] serialize as the objects `snowmint decode --json` writes (without
+//! its `input`, `encoding`, `id` and `layout` members, which a `Decoded` does not know):
+//!
+//! ```
+//! use snowmint::{Id, Layout, Parts};
+//!
+//! let d = Layout::TWITTER.decode(Id::from_u64(1_541_815_603_606_036_480));
+//! assert_eq!(
+//!     serde_json::to_string(&d).unwrap(),
+//!     r#"{"time":"2022-06-28T16:07:40.105Z","unix_ms":1656432460105,"ticks":367597485448,"node":378,"sequence":0}"#
+//! );
+//! assert_eq!(serde_json::to_string(&d.parts()).unwrap(), r#"{"node":378,"sequence":0}"#);
+//! assert_eq!(serde_json::from_str::<Parts>(r#"{"node":378,"sequence":0}"#).unwrap(), d.parts());
+//! ```
 
 use core::fmt;
 
 use ::serde::de::{self, Deserializer, Unexpected, Visitor};
-use ::serde::ser::{Serialize, Serializer};
+use ::serde::ser::{Serialize, SerializeStruct, Serializer};
 
+use crate::decoded::Decoded;
 use crate::encoding::Encoding;
 use crate::id::Id;
+use crate::parts::Parts;
+use crate::rfc3339::Utc;
 
 impl Serialize for Id {
     /// A decimal string when the format is human-readable, the `u64` otherwise.
@@ -54,6 +83,85 @@ impl<'de> ::serde::Deserialize<'de> for Id {
                 strings: true,
             })
         }
+    }
+}
+
+impl Serialize for Decoded {
+    /// `{"time", "unix_ms", "ticks", "node", "sequence"}`, as `snowmint decode --json`: the
+    /// tick's start in RFC 3339 UTC with as many fractional digits as the layout's unit needs
+    /// (at least milliseconds), or `null` from year 10000 on; the rest numbers.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let time = Utc::for_unit(self.unix_nanos(), self.unit_nanos());
+        let mut object = serializer.serialize_struct("Decoded", 5)?;
+        if time.fits() {
+            object.serialize_field("time", &format_args!("{time}"))?;
+        } else {
+            object.serialize_field("time", &None::<&str>)?;
+        }
+        object.serialize_field("unix_ms", &self.unix_millis())?;
+        object.serialize_field("ticks", &self.ticks())?;
+        object.serialize_field("node", &self.node())?;
+        object.serialize_field("sequence", &self.sequence())?;
+        object.end()
+    }
+}
+
+impl Serialize for Parts {
+    /// `{"node", "sequence"}`, two numbers.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_struct("Parts", 2)?;
+        object.serialize_field("node", &self.node)?;
+        object.serialize_field("sequence", &self.sequence)?;
+        object.end()
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for Parts {
+    /// `{"node", "sequence"}`, both required, nothing else.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Parts, D::Error> {
+        deserializer.deserialize_struct("Parts", PARTS_FIELDS, PartsVisitor)
+    }
+}
+
+const PARTS_FIELDS: &[&str] = &["node", "sequence"];
+
+/// Reads [`Parts`] from a map or a two-element sequence (binary formats write structs so).
+struct PartsVisitor;
+
+impl<'de> Visitor<'de> for PartsVisitor {
+    type Value = Parts;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an ID's parts: {\"node\": N, \"sequence\": S}")
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Parts, A::Error> {
+        let node = seq
+            .next_element()?
+            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        let sequence = seq
+            .next_element()?
+            .ok_or_else(|| de::Error::invalid_length(1, &self))?;
+        Ok(Parts { node, sequence })
+    }
+
+    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Parts, A::Error> {
+        let (mut node, mut sequence) = (None, None);
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let slot = match &*key {
+                "node" => &mut node,
+                "sequence" => &mut sequence,
+                other => return Err(de::Error::unknown_field(other, PARTS_FIELDS)),
+            };
+            if slot.is_some() {
+                return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
+            }
+            *slot = Some(map.next_value()?);
+        }
+        Ok(Parts {
+            node: node.ok_or_else(|| de::Error::missing_field("node"))?,
+            sequence: sequence.ok_or_else(|| de::Error::missing_field("sequence"))?,
+        })
     }
 }
 
@@ -140,9 +248,65 @@ impl Visitor<'_> for IdVisitor {
     }
 }
 
+/// An [`Id`] in one pinned representation (a string if `STRING`, else a number), the element
+/// the `option` and `vec` modules hand to serde.
+struct Pinned<const STRING: bool>(Id);
+
+impl<const STRING: bool> Serialize for Pinned<STRING> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if STRING {
+            as_string::serialize(&self.0, serializer)
+        } else {
+            as_u64::serialize(&self.0, serializer)
+        }
+    }
+}
+
+impl<'de, const STRING: bool> ::serde::Deserialize<'de> for Pinned<STRING> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        if STRING {
+            as_string::deserialize(deserializer).map(Pinned)
+        } else {
+            as_u64::deserialize(deserializer).map(Pinned)
+        }
+    }
+}
+
+fn serialize_option<const STRING: bool, S: Serializer>(
+    id: &Option<Id>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match id {
+        Some(id) => serializer.serialize_some(&Pinned::<STRING>(*id)),
+        None => serializer.serialize_none(),
+    }
+}
+
+fn deserialize_option<'de, const STRING: bool, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Id>, D::Error> {
+    let id: Option<Pinned<STRING>> = ::serde::Deserialize::deserialize(deserializer)?;
+    Ok(id.map(|p| p.0))
+}
+
+fn serialize_seq<const STRING: bool, S: Serializer>(
+    ids: &[Id],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(ids.iter().map(|&id| Pinned::<STRING>(id)))
+}
+
+fn deserialize_vec<'de, const STRING: bool, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<Id>, D::Error> {
+    let ids: Vec<Pinned<STRING>> = ::serde::Deserialize::deserialize(deserializer)?;
+    Ok(ids.into_iter().map(|p| p.0).collect())
+}
+
 /// Always a number: `#[serde(with = "snowmint::serde::as_u64")]` serializes the [`Id`] as
 /// a `u64`, even in human-readable formats, and deserializes only a `u64` or a
-/// non-negative `i64` (no strings).
+/// non-negative `i64` (no strings). For `Option<Id>` and `Vec<Id>` fields: [`as_u64::option`]
+/// and [`as_u64::vec`].
 ///
 /// ```
 /// use serde::{Deserialize, Serialize};
@@ -192,11 +356,115 @@ pub mod as_u64 {
             strings: false,
         })
     }
+
+    /// [`as_u64`](super) for an `Option<Id>` field: `#[serde(with =
+    /// "snowmint::serde::as_u64::option")]`, `None` as `null`. Add `#[serde(default)]` to
+    /// read a missing field as `None`.
+    ///
+    /// ```
+    /// use serde::{Deserialize, Serialize};
+    /// use snowmint::Id;
+    ///
+    /// #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    /// struct Reply {
+    ///     #[serde(default, with = "snowmint::serde::as_u64::option")]
+    ///     parent: Option<Id>,
+    /// }
+    ///
+    /// let reply = Reply { parent: Some(Id::from_u64(7)) };
+    /// assert_eq!(serde_json::to_string(&reply).unwrap(), r#"{"parent":7}"#);
+    /// assert_eq!(serde_json::from_str::<Reply>(r#"{"parent":null}"#).unwrap(), Reply { parent: None });
+    /// assert_eq!(serde_json::from_str::<Reply>("{}").unwrap(), Reply { parent: None });
+    /// assert!(serde_json::from_str::<Reply>(r#"{"parent":"7"}"#).is_err());
+    /// ```
+    pub mod option {
+        use ::serde::{Deserializer, Serializer};
+
+        use crate::id::Id;
+
+        /// Serializes `Some(id)` as a number, `None` as none (`null` in JSON).
+        ///
+        /// ```
+        /// let mut json = Vec::new();
+        /// let id = Some(snowmint::Id::from_u64(7));
+        /// snowmint::serde::as_u64::option::serialize(&id, &mut serde_json::Serializer::new(&mut json))
+        ///     .unwrap();
+        /// assert_eq!(json, br#"7"#);
+        /// ```
+        pub fn serialize<S: Serializer>(id: &Option<Id>, serializer: S) -> Result<S::Ok, S::Error> {
+            super::super::serialize_option::<false, S>(id, serializer)
+        }
+
+        /// Deserializes none (`null`) as `None`, a number as `Some(id)`.
+        ///
+        /// ```
+        /// let mut json = serde_json::Deserializer::from_str("null");
+        /// assert_eq!(snowmint::serde::as_u64::option::deserialize(&mut json).unwrap(), None);
+        /// ```
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            deserializer: D,
+        ) -> Result<Option<Id>, D::Error> {
+            super::super::deserialize_option::<false, D>(deserializer)
+        }
+    }
+
+    /// [`as_u64`](super) for a `Vec<Id>` field: `#[serde(with =
+    /// "snowmint::serde::as_u64::vec")]`, each element a number.
+    ///
+    /// ```
+    /// use serde::{Deserialize, Serialize};
+    /// use snowmint::Id;
+    ///
+    /// #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    /// struct Page {
+    ///     #[serde(with = "snowmint::serde::as_u64::vec")]
+    ///     ids: Vec<Id>,
+    /// }
+    ///
+    /// let page = Page { ids: vec![Id::from_u64(7), Id::from_u64(8)] };
+    /// let json = serde_json::to_string(&page).unwrap();
+    /// assert_eq!(json, r#"{"ids":[7,8]}"#);
+    /// assert_eq!(serde_json::from_str::<Page>(&json).unwrap(), page);
+    /// assert!(serde_json::from_str::<Page>(r#"{"ids":[7,"8"]}"#).is_err());
+    /// ```
+    pub mod vec {
+        use ::serde::{Deserializer, Serializer};
+
+        use crate::id::Id;
+
+        /// Serializes the IDs as a sequence of numbers. Takes any slice, so a `Box<[Id]>`
+        /// field can use it too.
+        ///
+        /// ```
+        /// let mut json = Vec::new();
+        /// let ids = vec![snowmint::Id::from_u64(7), snowmint::Id::from_u64(8)];
+        /// snowmint::serde::as_u64::vec::serialize(&ids, &mut serde_json::Serializer::new(&mut json))
+        ///     .unwrap();
+        /// assert_eq!(json, br#"[7,8]"#);
+        /// ```
+        pub fn serialize<S: Serializer>(ids: &[Id], serializer: S) -> Result<S::Ok, S::Error> {
+            super::super::serialize_seq::<false, S>(ids, serializer)
+        }
+
+        /// Deserializes a sequence of numbers.
+        ///
+        /// ```
+        /// let mut json = serde_json::Deserializer::from_str(r#"[7,8]"#);
+        /// let ids = snowmint::serde::as_u64::vec::deserialize(&mut json).unwrap();
+        /// assert_eq!(ids, [snowmint::Id::from_u64(7), snowmint::Id::from_u64(8)]);
+        /// ```
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            deserializer: D,
+        ) -> Result<Vec<Id>, D::Error> {
+            super::super::deserialize_vec::<false, D>(deserializer)
+        }
+    }
 }
 
 /// Always a string: `#[serde(with = "snowmint::serde::as_string")]` serializes the [`Id`]
 /// as its decimal string, even in binary formats, and deserializes only a decimal string
-/// (no numbers).
+/// (no numbers). For `Option<Id>` and `Vec<Id>` fields: [`as_string::option`] and
+/// [`as_string::vec`].
 ///
 /// ```
 /// use serde::{Deserialize, Serialize};
@@ -246,5 +514,108 @@ pub mod as_string {
             numbers: false,
             strings: true,
         })
+    }
+
+    /// [`as_string`](super) for an `Option<Id>` field: `#[serde(with =
+    /// "snowmint::serde::as_string::option")]`, `None` as `null`. Add `#[serde(default)]` to
+    /// read a missing field as `None`.
+    ///
+    /// ```
+    /// use serde::{Deserialize, Serialize};
+    /// use snowmint::Id;
+    ///
+    /// #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    /// struct Reply {
+    ///     #[serde(default, with = "snowmint::serde::as_string::option")]
+    ///     parent: Option<Id>,
+    /// }
+    ///
+    /// let reply = Reply { parent: Some(Id::from_u64(7)) };
+    /// assert_eq!(serde_json::to_string(&reply).unwrap(), r#"{"parent":"7"}"#);
+    /// assert_eq!(serde_json::from_str::<Reply>(r#"{"parent":null}"#).unwrap(), Reply { parent: None });
+    /// assert_eq!(serde_json::from_str::<Reply>("{}").unwrap(), Reply { parent: None });
+    /// assert!(serde_json::from_str::<Reply>(r#"{"parent":7}"#).is_err());
+    /// ```
+    pub mod option {
+        use ::serde::{Deserializer, Serializer};
+
+        use crate::id::Id;
+
+        /// Serializes `Some(id)` as a string, `None` as none (`null` in JSON).
+        ///
+        /// ```
+        /// let mut json = Vec::new();
+        /// let id = Some(snowmint::Id::from_u64(7));
+        /// snowmint::serde::as_string::option::serialize(&id, &mut serde_json::Serializer::new(&mut json))
+        ///     .unwrap();
+        /// assert_eq!(json, br#""7""#);
+        /// ```
+        pub fn serialize<S: Serializer>(id: &Option<Id>, serializer: S) -> Result<S::Ok, S::Error> {
+            super::super::serialize_option::<true, S>(id, serializer)
+        }
+
+        /// Deserializes none (`null`) as `None`, a string as `Some(id)`.
+        ///
+        /// ```
+        /// let mut json = serde_json::Deserializer::from_str("null");
+        /// assert_eq!(snowmint::serde::as_string::option::deserialize(&mut json).unwrap(), None);
+        /// ```
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            deserializer: D,
+        ) -> Result<Option<Id>, D::Error> {
+            super::super::deserialize_option::<true, D>(deserializer)
+        }
+    }
+
+    /// [`as_string`](super) for a `Vec<Id>` field: `#[serde(with =
+    /// "snowmint::serde::as_string::vec")]`, each element a string.
+    ///
+    /// ```
+    /// use serde::{Deserialize, Serialize};
+    /// use snowmint::Id;
+    ///
+    /// #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    /// struct Page {
+    ///     #[serde(with = "snowmint::serde::as_string::vec")]
+    ///     ids: Vec<Id>,
+    /// }
+    ///
+    /// let page = Page { ids: vec![Id::from_u64(7), Id::from_u64(8)] };
+    /// let json = serde_json::to_string(&page).unwrap();
+    /// assert_eq!(json, r#"{"ids":["7","8"]}"#);
+    /// assert_eq!(serde_json::from_str::<Page>(&json).unwrap(), page);
+    /// assert!(serde_json::from_str::<Page>(r#"{"ids":["7",8]}"#).is_err());
+    /// ```
+    pub mod vec {
+        use ::serde::{Deserializer, Serializer};
+
+        use crate::id::Id;
+
+        /// Serializes the IDs as a sequence of strings. Takes any slice, so a `Box<[Id]>`
+        /// field can use it too.
+        ///
+        /// ```
+        /// let mut json = Vec::new();
+        /// let ids = vec![snowmint::Id::from_u64(7), snowmint::Id::from_u64(8)];
+        /// snowmint::serde::as_string::vec::serialize(&ids, &mut serde_json::Serializer::new(&mut json))
+        ///     .unwrap();
+        /// assert_eq!(json, br#"["7","8"]"#);
+        /// ```
+        pub fn serialize<S: Serializer>(ids: &[Id], serializer: S) -> Result<S::Ok, S::Error> {
+            super::super::serialize_seq::<true, S>(ids, serializer)
+        }
+
+        /// Deserializes a sequence of strings.
+        ///
+        /// ```
+        /// let mut json = serde_json::Deserializer::from_str(r#"["7","8"]"#);
+        /// let ids = snowmint::serde::as_string::vec::deserialize(&mut json).unwrap();
+        /// assert_eq!(ids, [snowmint::Id::from_u64(7), snowmint::Id::from_u64(8)]);
+        /// ```
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            deserializer: D,
+        ) -> Result<Vec<Id>, D::Error> {
+            super::super::deserialize_vec::<true, D>(deserializer)
+        }
     }
 }

@@ -1,4 +1,4 @@
-//! Async minting (issue #12): the wait rule with scripted clocks, cancellation, and a
+//! Async minting: the wait rule with scripted clocks, cancellation, and a
 //! current-thread runtime kept responsive under constant exhaustion.
 
 use std::cell::RefCell;

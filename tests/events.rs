@@ -1,4 +1,4 @@
-//! Metrics and trace events of the rare paths (issue #12), with a scripted clock: the exact
+//! Metrics and trace events of the rare paths, with a scripted clock: the exact
 //! counts a recording `metrics` recorder sees and the events a `tracing` subscriber sees.
 #![cfg(all(feature = "metrics", feature = "tracing"))]
 
@@ -445,7 +445,7 @@ fn shards_held_and_overflow_use() {
         .unwrap();
     let mut leases = Vec::new();
     let (metrics, events) = observe(|| {
-        // Every exclusive shard leased: this thread gets none.
+        // Every exclusive shard owned: this thread gets none.
         leases.extend(std::iter::from_fn(|| gen.own_shard().ok()));
         for _ in 0..3 {
             gen.next_id().unwrap();

@@ -360,3 +360,181 @@ fn binary_formats_honour_the_pinned_representations() {
     let read = snowmint::serde::as_u64::deserialize(BinaryDeserializer(written)).unwrap();
     assert_eq!(read, id);
 }
+
+// ---------------------------------------------------------------------------------------
+// Pinned representations of Option<Id> and Vec<Id>
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Containers {
+    #[serde(default, with = "snowmint::serde::as_u64::option")]
+    number: Option<Id>,
+    #[serde(default, with = "snowmint::serde::as_string::option")]
+    string: Option<Id>,
+    #[serde(with = "snowmint::serde::as_u64::vec")]
+    numbers: Vec<Id>,
+    #[serde(with = "snowmint::serde::as_string::vec")]
+    strings: Vec<Id>,
+}
+
+#[test]
+fn options_and_vectors_take_the_pinned_representation() {
+    let big = Id::from_u64(BIG);
+    let all = Containers {
+        number: Some(big),
+        string: Some(Id::MAX),
+        numbers: vec![Id::from_u64(0), big],
+        strings: vec![big, Id::MAX],
+    };
+    let text = json(&all);
+    assert_eq!(
+        text,
+        r#"{"number":1428076403798048769,"string":"18446744073709551615","numbers":[0,1428076403798048769],"strings":["1428076403798048769","18446744073709551615"]}"#
+    );
+    assert_eq!(from_json::<Containers>(&text), Ok(all));
+
+    let empty = Containers {
+        number: None,
+        string: None,
+        numbers: vec![],
+        strings: vec![],
+    };
+    let text = json(&empty);
+    assert_eq!(
+        text,
+        r#"{"number":null,"string":null,"numbers":[],"strings":[]}"#
+    );
+    assert_eq!(from_json::<Containers>(&text), Ok(empty));
+    // `default`: a missing option reads as None.
+    assert_eq!(
+        from_json::<Containers>(r#"{"numbers":[],"strings":[]}"#),
+        Ok(Containers {
+            number: None,
+            string: None,
+            numbers: vec![],
+            strings: vec![],
+        })
+    );
+}
+
+#[test]
+fn options_and_vectors_refuse_the_other_representation_in_any_element() {
+    let cases = [
+        (r#"{"number":"7","numbers":[],"strings":[]}"#, "integer"),
+        (
+            r#"{"string":7,"numbers":[],"strings":[]}"#,
+            "decimal string",
+        ),
+        (r#"{"numbers":[7,"8"],"strings":[]}"#, "integer"),
+        (r#"{"numbers":[],"strings":["7",8]}"#, "decimal string"),
+        (r#"{"numbers":[-1],"strings":[]}"#, "-1"),
+        (r#"{"numbers":[],"strings":["07"]}"#, "leading zero"),
+    ];
+    for (text, reason) in cases {
+        let err = from_json::<Containers>(text).unwrap_err();
+        assert!(err.contains(reason), "{text}: {err}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Decoded and Parts: the objects of `snowmint decode --json`
+
+/// `snowmint decode --json` output for the ID under the layout, taken from the command, with
+/// the members a `Decoded` cannot know (input, encoding, id, layout) removed.
+fn decode_json_members(cli_line: &str) -> String {
+    let start = cli_line.find(r#""time":"#).expect("a decode --json line");
+    format!("{{{}", &cli_line[start..])
+}
+
+#[test]
+fn decoded_serializes_as_decode_json_does() {
+    use snowmint::Layout;
+    use std::time::Duration;
+
+    let custom = |unit: Duration, epoch_ms: Option<u64>| {
+        let b = Layout::builder()
+            .time_bits(50)
+            .node_bits(5)
+            .sequence_bits(8)
+            .unit(unit);
+        match epoch_ms {
+            Some(ms) => b.epoch_unix_millis(ms),
+            None => b,
+        }
+        .build()
+        .unwrap()
+    };
+    // Each line as `snowmint decode --json -l LAYOUT ID` printed it.
+    let cases = [
+        (
+            Layout::TWITTER,
+            1_541_815_603_606_036_480,
+            r#"{"input":"1541815603606036480","encoding":"decimal","id":"1541815603606036480","layout":"twitter","time":"2022-06-28T16:07:40.105Z","unix_ms":1656432460105,"ticks":367597485448,"node":378,"sequence":0}"#,
+        ),
+        (
+            Layout::SONYFLAKE,
+            1_541_815_603_606_036_480,
+            r#"{"input":"1541815603606036480","encoding":"decimal","id":"1541815603606036480","layout":"sonyflake","time":"2043-10-15T12:01:53.620Z","unix_ms":2328523313620,"ticks":91899371362,"node":40960,"sequence":23}"#,
+        ),
+        (
+            Layout::MASTODON,
+            0,
+            r#"{"input":"0","encoding":"decimal","id":"0","layout":"mastodon","time":"1970-01-01T00:00:00.000Z","unix_ms":0,"ticks":0,"node":0,"sequence":0}"#,
+        ),
+        // -l 'unit=1us,time=50,node=5,seq=8': microseconds shown.
+        (
+            custom(Duration::from_micros(1), None),
+            1_541_815_603_606_036_480,
+            r#"{"input":"1541815603606036480","encoding":"decimal","id":"1541815603606036480","layout":"custom","time":"2016-10-21T10:14:47.206565Z","unix_ms":1477044887206,"ticks":188209912549565,"node":0,"sequence":0}"#,
+        ),
+        // -l 'unit=7ns,time=50,node=5,seq=8,epoch=0': nanoseconds shown.
+        (
+            custom(Duration::from_nanos(7), Some(0)),
+            1_541_815_603_606_036_481,
+            r#"{"input":"1541815603606036481","encoding":"decimal","id":"1541815603606036481","layout":"custom","time":"1970-01-16T05:57:49.387846955Z","unix_ms":1317469387,"ticks":188209912549565,"node":0,"sequence":1}"#,
+        ),
+        // -l 'unit=1s,time=50,node=5,seq=8,epoch=0': still milliseconds.
+        (
+            custom(Duration::from_secs(1), Some(0)),
+            1_000_000,
+            r#"{"input":"1000000","encoding":"decimal","id":"1000000","layout":"custom","time":"1970-01-01T00:02:02.000Z","unix_ms":122000,"ticks":122,"node":2,"sequence":64}"#,
+        ),
+        // The same layout past year 9999: RFC 3339 cannot write it, so null.
+        (
+            custom(Duration::from_secs(1), Some(0)),
+            9_223_372_036_854_775_807,
+            r#"{"input":"9223372036854775807","encoding":"decimal","id":"9223372036854775807","layout":"custom","time":null,"unix_ms":1125899906842623000,"ticks":1125899906842623,"node":31,"sequence":255}"#,
+        ),
+    ];
+    for (layout, id, cli_line) in cases {
+        let decoded = layout.decode(Id::from_u64(id));
+        assert_eq!(json(&decoded), decode_json_members(cli_line), "{id}");
+    }
+}
+
+#[test]
+fn parts_serialize_as_decode_json_s_members_and_read_back_strictly() {
+    let parts = snowmint::Parts {
+        node: 378,
+        sequence: 4095,
+    };
+    assert_eq!(json(&parts), r#"{"node":378,"sequence":4095}"#);
+    assert_eq!(from_json(r#"{"sequence":4095,"node":378}"#), Ok(parts));
+    for (text, reason) in [
+        (r#"{"node":1}"#, "missing field `sequence`"),
+        (
+            r#"{"node":1,"sequence":2,"time":3}"#,
+            "unknown field `time`",
+        ),
+        (
+            r#"{"node":1,"node":2,"sequence":3}"#,
+            "duplicate field `node`",
+        ),
+        (r#"{"node":-1,"sequence":0}"#, "-1"),
+        (r#"{"node":"1","sequence":0}"#, "string"),
+    ] {
+        let err = from_json::<snowmint::Parts>(text).unwrap_err();
+        assert!(err.contains(reason), "{text}: {err}");
+    }
+    // A sequence, as binary formats write a struct.
+    assert_eq!(from_json("[378,4095]"), Ok(parts));
+}

@@ -9,15 +9,29 @@ use snowmint::{Layout, Order, TimeGrid};
 use crate::escape::quoted;
 use crate::time::{self, Precision};
 
-/// The `--layout` help text.
-pub const HELP: &str = "\
-A preset (twitter, sonyflake, sonyflake-v2, discord, instagram, mastodon, js53; see \
-`snowmint layouts`) or a custom spec: comma-separated key=value pairs out of time=BITS, \
-node=BITS, seq=BITS, unit=DURATION (1ms, 10ms, 100us...), epoch=RFC3339-or-Unix-ms, \
-order=tns|tsn (time|node|sequence or time|sequence|node), grid=epoch|unix (ticks counted \
-from the epoch, or on sonyflake's grid of whole units from 1970), bits=WIDTH (53, 63 or \
-64...) and base=PRESET. Keys left out keep the base preset's values (Twitter's unless base= \
-says otherwise), e.g. 'base=sonyflake,epoch=2024-01-01T00:00:00Z'";
+/// The `--layout` help of `gen`, `decode`, `compose` and `serve`: one line, pointing to
+/// [`SYNTAX`].
+pub const HELP: &str = "A preset (twitter, sonyflake, sonyflake-v2, discord, instagram, \
+mastodon, js53) or a custom spec such as 'base=sonyflake,epoch=2024-01-01T00:00:00Z': see \
+`snowmint layouts --help`";
+
+/// The layout syntax, explained once: the end of `snowmint layouts --help`.
+pub const SYNTAX: &str = "\
+Layout syntax (the LAYOUT here and the --layout of gen, decode, compose and serve):
+
+A preset name (twitter, sonyflake, sonyflake-v2, discord, instagram, mastodon, js53), or a
+custom spec: comma-separated key=value pairs out of
+  time=BITS        bits of the time field
+  node=BITS        bits of the node field
+  seq=BITS         bits of the sequence field
+  unit=DURATION    the tick (1ms, 10ms, 100us...)
+  epoch=TIME       the first tick, RFC 3339 or Unix milliseconds
+  order=tns|tsn    time|node|sequence or time|sequence|node
+  grid=epoch|unix  ticks counted from the epoch, or on sonyflake's grid of whole units from 1970
+  bits=WIDTH       the width of the ID (53, 63 or 64...)
+  base=PRESET      the preset the other keys change
+Keys left out keep the base preset's values (Twitter's unless base= says otherwise), e.g.
+'base=sonyflake,epoch=2024-01-01T00:00:00Z'.";
 
 const KEYS: &str = "time, node, seq, unit, epoch, order, grid, bits, base";
 

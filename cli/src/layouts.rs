@@ -21,8 +21,9 @@ use crate::value;
 /// the most IDs one node can mint per second; the node count is how many generators can mint
 /// at once without coordination.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = layout_arg::SYNTAX)]
 pub struct Args {
-    /// Layouts to describe, presets or custom specs (see `snowmint gen --help`) [default: every preset]
+    /// Layouts to describe, presets or custom specs (syntax below, in --help) [default: every preset]
     #[arg(value_name = "LAYOUT", value_parser = value::text(layout_arg::parse))]
     layouts: Vec<NamedLayout>,
 

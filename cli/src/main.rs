@@ -1,8 +1,7 @@
 //! `snowmint`: mint, decode and compose time-ordered 64-bit IDs from the command line.
 //!
-//! Built with the `cli` feature, which is on by default so that `cargo install snowmint`
-//! installs this tool. Cargo has no binary-only dependencies, so library users who do not
-//! want clap and humantime depend with `default-features = false`.
+//! A crate of its own (`snowmint-cli`, in `cli/`), so that the library's users never build
+//! clap, humantime or the ID service's axum and tokio; `cargo install --path cli` installs it.
 //!
 //! Each subcommand is a module with its `Args` and a `run`; `main` only parses, runs and
 //! turns an error into a message and an exit status (see [`error::CliError`]).

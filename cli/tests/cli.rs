@@ -671,8 +671,29 @@ fn help_documents_the_layout_spec_detection_and_exit_status() {
     let help = ok(&["--help"]);
     assert!(help.contains("Exit status") && help.contains("gen") && help.contains("layouts"));
     let gen = ok(&["gen", "--help"]);
-    for part in ["time=BITS", "SNOWMINT_NODE", "StatefulSet", "base58"] {
+    for part in ["layouts --help", "SNOWMINT_NODE", "StatefulSet", "base58"] {
         assert!(gen.contains(part), "gen --help lacks {part}");
+    }
+    // The layout syntax is explained once, in `layouts --help`; the others refer to it.
+    let layouts = ok(&["layouts", "--help"]);
+    for part in [
+        "time=BITS",
+        "order=tns|tsn",
+        "grid=epoch|unix",
+        "base=PRESET",
+    ] {
+        assert!(layouts.contains(part), "layouts --help lacks {part}");
+    }
+    for command in ["gen", "decode", "compose", "serve"] {
+        let help = ok(&[command, "--help"]);
+        assert!(
+            help.contains("see `snowmint layouts --help`"),
+            "{command} --help"
+        );
+        assert!(
+            !help.contains("time=BITS"),
+            "{command} --help repeats the syntax"
+        );
     }
     let decode = ok(&["decode", "--help"]);
     assert!(

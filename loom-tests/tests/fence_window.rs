@@ -12,7 +12,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{clock, explore, layout, Seen, START_MS};
+use common::{builder, clock, explore, layout, Seen, START_MS};
 use loom::sync::Arc;
 use loom::thread;
 use snowmint::{Fenced, Generator, Id, Keeper, Renewal};
@@ -48,9 +48,7 @@ impl Keeper for Script {
 fn a_taken_back_window_admits_nothing_at_or_before_its_floor() {
     let seen = Seen::default();
     let tally = seen.clone();
-    let mut builder = loom::model::Builder::new();
-    builder.preemption_bound = Some(3);
-    explore("fence window", builder, move || {
+    explore("fence window", builder(Some(3)), move || {
         let clock = clock();
         let script = Script {
             renewals: vec![

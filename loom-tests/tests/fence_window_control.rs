@@ -12,7 +12,7 @@ mod common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use common::explore;
+use common::{builder, explore};
 use loom::sync::atomic::{AtomicU64, Ordering};
 use loom::sync::Arc;
 use loom::thread;
@@ -43,26 +43,22 @@ impl Window {
 /// The race: the window was closed (deadline 0); a renewal opens it with a floor (low 10);
 /// the minter holds ID 5, below the floor.
 fn race(publish: Ordering, check: Ordering) {
-    explore(
-        "fence window control",
-        loom::model::Builder::new(),
-        move || {
-            let window = Arc::new(Window {
-                valid_until: AtomicU64::new(0),
-                low: AtomicU64::new(0),
-                high: AtomicU64::new(20),
-                publish,
-                check,
-            });
-            let renewer = {
-                let w = Arc::clone(&window);
-                thread::spawn(move || w.open(10, 20, u64::MAX))
-            };
-            let admitted = window.admits(1, 5);
-            renewer.join().unwrap();
-            assert!(!admitted, "ID 5 admitted below the floor of 10");
-        },
-    );
+    explore("fence window control", builder(None), move || {
+        let window = Arc::new(Window {
+            valid_until: AtomicU64::new(0),
+            low: AtomicU64::new(0),
+            high: AtomicU64::new(20),
+            publish,
+            check,
+        });
+        let renewer = {
+            let w = Arc::clone(&window);
+            thread::spawn(move || w.open(10, 20, u64::MAX))
+        };
+        let admitted = window.admits(1, 5);
+        renewer.join().unwrap();
+        assert!(!admitted, "ID 5 admitted below the floor of 10");
+    });
 }
 
 #[test]

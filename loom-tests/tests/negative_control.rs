@@ -11,7 +11,7 @@ mod common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use common::{assert_increasing, assert_unique, clock, explore, layout, tick_of, NODE};
+use common::{assert_increasing, assert_unique, builder, clock, explore, layout, tick_of, NODE};
 use loom::sync::atomic::{AtomicU64, Ordering};
 use loom::sync::Arc;
 use loom::thread;
@@ -100,7 +100,7 @@ impl Mint for SplitState {
 /// 2 threads × `per_thread` IDs on a frozen clock. Uniqueness is checked first, so a
 /// duplicate is what fails first if anything does.
 fn harness<M: Mint>(name: &str, per_thread: usize) -> usize {
-    explore(name, loom::model::Builder::new(), move || {
+    explore(name, builder(None), move || {
         let minter = Arc::new(M::new(clock()));
         let threads: Vec<_> = (0..2)
             .map(|_| {

@@ -7,7 +7,8 @@
 mod common;
 
 use common::{
-    assert_increasing, assert_unique, clock, explore, layout, tick_of, NODE, START_TICK, UNIT,
+    assert_increasing, assert_unique, builder, clock, explore, layout, tick_of, NODE, START_TICK,
+    UNIT,
 };
 use loom::sync::Arc;
 use loom::thread;
@@ -86,15 +87,13 @@ fn run(
     let name = format!("rollback_{policy:?}_seq{sequence_bits}_pre{pre}_concurrent_{concurrent}");
     let refusing = StdArc::new(AtomicUsize::new(0));
     let tally = StdArc::clone(&refusing);
-    let mut builder = loom::model::Builder::new();
-    if concurrent {
-        // Three actors (the step back comes from the model's own thread), as in
-        // `clock_tick.rs`: bounded at 4 preemptions, 27 k / 24 k interleavings (Continue /
-        // Wait), ~3.5 s each here. Unbounded they took 1.31 M / 0.98 M interleavings,
-        // 232 s / 169 s (2 vCPUs at load ~9). `LOOM_MAX_PREEMPTIONS` overrides the bound.
-        builder.preemption_bound.get_or_insert(4);
-    }
-    let n = explore(&name, builder, move || {
+    // Three actors when concurrent (the step back comes from the model's own thread), as in
+    // `clock_tick.rs`: bounded at 4 preemptions, 27 k / 24 k interleavings (Continue / Wait),
+    // ~3.5 s each here. Unbounded they took 1.31 M / 0.98 M interleavings, 232 s / 169 s
+    // (2 vCPUs at load ~9). The bounds are the model's own: the Wait model asserts that some
+    // interleavings refuse and some do not.
+    let bound = if concurrent { Some(4) } else { None };
+    let n = explore(&name, builder(bound), move || {
         let clock = clock();
         let layout = layout(sequence_bits);
         let gen = Arc::new(

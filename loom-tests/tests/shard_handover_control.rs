@@ -1,8 +1,8 @@
-//! The negative control for the shard handover: the models of `shard_lease.rs` can fail.
+//! The negative control for the shard handover: the models of `shard_owned.rs` can fail.
 //!
 //! A copy of the slot protocol of `src/shard/slots.rs`, reduced to its atomics (a `taken`
 //! flag and the state handed over beside it, both Relaxed except where stated), runs with the
-//! handover harness of `shard_lease.rs`: two threads each take the one shard (yielding while
+//! handover harness of `shard_owned.rs`: two threads each take the one shard (yielding while
 //! it is held), mint two IDs from the state it held, hand it back. With the library's pair
 //! (Acquire CAS to take, Release store to give back) every interleaving is unique; weaken
 //! either side to Relaxed and loom finds the new holder reading the state from before the
@@ -13,7 +13,7 @@ mod common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use common::{assert_unique, explore, layout, LEASE_TRIES, START_TICK};
+use common::{assert_unique, builder, explore, layout, LEASE_TRIES, START_TICK};
 use loom::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use loom::sync::Arc;
 use loom::thread;
@@ -74,7 +74,7 @@ impl Slot {
 /// Two holders, one after the other in some order, each minting two IDs; the IDs are checked
 /// for duplicates. Returns the interleavings explored.
 fn harness(name: &str, take: Ordering, give_back: Ordering) -> usize {
-    explore(name, loom::model::Builder::new(), move || {
+    explore(name, builder(None), move || {
         let slot = Arc::new(Slot {
             taken: AtomicBool::new(false),
             issued: AtomicU64::new(0),

@@ -18,8 +18,8 @@
 mod common;
 
 use common::{
-    assert_after, assert_increasing, assert_unique, clock, explore, layout, lease_retrying,
-    sharded, Seen, LEASE_TRIES, START_TICK,
+    assert_after, assert_increasing, assert_unique, builder, clock, explore, layout,
+    lease_retrying, sharded, Seen, LEASE_TRIES, START_TICK,
 };
 use loom::sync::Arc;
 use loom::thread;
@@ -81,48 +81,44 @@ fn lease_continues_after(gen: &ShardedGenerator<ManualClock>, minted: &[&Minted]
 fn threads_share_the_shard_or_overflow_and_an_exit_hands_it_on() {
     let seen = Seen::default();
     let tally = seen.clone();
-    let n = explore(
-        "local_two_threads",
-        loom::model::Builder::new(),
-        move || {
-            let gen = Arc::new(sharded(LAYOUT, clock(), Rollback::default()));
-            let threads: Vec<_> = (0..2)
-                .map(|_| {
-                    let gen = Arc::clone(&gen);
-                    thread::spawn(move || mint_two(&gen))
-                })
-                .collect();
-            let minted: Vec<Minted> = threads.into_iter().map(|t| t.join().unwrap()).collect();
-            let (a, b) = (&minted[0], &minted[1]);
-            assert_unique(&[a.ids.as_slice(), &b.ids].concat());
-            let outcome = match (shard_and_sequences(a), shard_and_sequences(b)) {
-                // Concurrent: one holds the exclusive shard, the other mints on the overflow
-                // shard; each shard's tick starts at sequence 0.
-                ((EXCLUSIVE, sa), (OVERFLOW, sb)) => {
-                    assert_eq!((sa, sb), (vec![0, 1], vec![0, 1]));
-                    "a exclusive, b overflow"
-                }
-                ((OVERFLOW, sa), (EXCLUSIVE, sb)) => {
-                    assert_eq!((sa, sb), (vec![0, 1], vec![0, 1]));
-                    "b exclusive, a overflow"
-                }
-                // One after the other: the first thread's exit handed the shard back, and the
-                // second continued after its last ID.
-                ((EXCLUSIVE, sa), (EXCLUSIVE, sb)) => {
-                    let (first, second, order) = if a.ids[0] < b.ids[0] {
-                        (sa, sb, "both exclusive, a exited first")
-                    } else {
-                        (sb, sa, "both exclusive, b exited first")
-                    };
-                    assert_eq!((first, second), (vec![0, 1], vec![2, 3]));
-                    order
-                }
-                (x, y) => panic!("both on the overflow shard: {x:?}, {y:?}"),
-            };
-            tally.record(outcome);
-            lease_continues_after(&gen, &[a, b]);
-        },
-    );
+    let n = explore("local_two_threads", builder(None), move || {
+        let gen = Arc::new(sharded(LAYOUT, clock(), Rollback::default()));
+        let threads: Vec<_> = (0..2)
+            .map(|_| {
+                let gen = Arc::clone(&gen);
+                thread::spawn(move || mint_two(&gen))
+            })
+            .collect();
+        let minted: Vec<Minted> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        let (a, b) = (&minted[0], &minted[1]);
+        assert_unique(&[a.ids.as_slice(), &b.ids].concat());
+        let outcome = match (shard_and_sequences(a), shard_and_sequences(b)) {
+            // Concurrent: one holds the exclusive shard, the other mints on the overflow
+            // shard; each shard's tick starts at sequence 0.
+            ((EXCLUSIVE, sa), (OVERFLOW, sb)) => {
+                assert_eq!((sa, sb), (vec![0, 1], vec![0, 1]));
+                "a exclusive, b overflow"
+            }
+            ((OVERFLOW, sa), (EXCLUSIVE, sb)) => {
+                assert_eq!((sa, sb), (vec![0, 1], vec![0, 1]));
+                "b exclusive, a overflow"
+            }
+            // One after the other: the first thread's exit handed the shard back, and the
+            // second continued after its last ID.
+            ((EXCLUSIVE, sa), (EXCLUSIVE, sb)) => {
+                let (first, second, order) = if a.ids[0] < b.ids[0] {
+                    (sa, sb, "both exclusive, a exited first")
+                } else {
+                    (sb, sa, "both exclusive, b exited first")
+                };
+                assert_eq!((first, second), (vec![0, 1], vec![2, 3]));
+                order
+            }
+            (x, y) => panic!("both on the overflow shard: {x:?}, {y:?}"),
+        };
+        tally.record(outcome);
+        lease_continues_after(&gen, &[a, b]);
+    });
     assert!(n > 1, "loom explored a single interleaving");
     seen.assert_exactly(
         "local_two_threads",
@@ -150,7 +146,7 @@ enum HandBack {
 fn claim_after(name: &'static str, hand_back: HandBack) {
     let seen = Seen::default();
     let tally = seen.clone();
-    let n = explore(name, loom::model::Builder::new(), move || {
+    let n = explore(name, builder(None), move || {
         let gen = Arc::new(sharded(LAYOUT, clock(), Rollback::default()));
         let leaver = {
             let gen = Arc::clone(&gen);

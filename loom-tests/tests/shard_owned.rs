@@ -15,12 +15,12 @@
 mod common;
 
 use common::{
-    assert_after, assert_increasing, assert_unique, clock, explore, layout, lease_retrying,
-    sharded, Seen, START_TICK, UNIT,
+    assert_after, assert_increasing, assert_unique, builder, clock, explore, layout,
+    lease_retrying, sharded, Seen, START_TICK, UNIT,
 };
 use loom::sync::Arc;
 use loom::thread;
-use snowmint::{Id, Layout, OwnedShard, ManualClock, MintError, Rollback};
+use snowmint::{Id, Layout, ManualClock, MintError, OwnedShard, Rollback};
 
 /// 2 sequence bits: 4 IDs per tick, as many as the two holders of the handover mint.
 const LAYOUT: Layout = layout(2);
@@ -70,7 +70,7 @@ fn holders_in_order<'a>(a: &'a [Id], b: &'a [Id]) -> (&'a [Id], &'a [Id], &'stat
 fn a_dropped_lease_is_continued_by_the_next_holder() {
     let seen = Seen::default();
     let tally = seen.clone();
-    let n = explore("lease_handover", loom::model::Builder::new(), move || {
+    let n = explore("lease_handover", builder(None), move || {
         let gen = Arc::new(sharded(LAYOUT, clock(), Rollback::default()));
         let holders: Vec<_> = (0..2)
             .map(|_| {
@@ -101,7 +101,7 @@ fn a_dropped_lease_is_continued_by_the_next_holder() {
 fn a_racing_lease_is_refused_or_comes_after() {
     let seen = Seen::default();
     let tally = seen.clone();
-    let n = explore("lease_race", loom::model::Builder::new(), move || {
+    let n = explore("lease_race", builder(None), move || {
         let gen = Arc::new(sharded(LAYOUT, clock(), Rollback::default()));
         let racers: Vec<_> = (0..2)
             .map(|_| {
@@ -145,51 +145,47 @@ fn the_next_holder_sees_the_clock_its_predecessor_saw() {
     // Acquire/Release handover must publish the clock tick along with the state.
     let seen = Seen::default();
     let tally = seen.clone();
-    let n = explore(
-        "lease_handover_tick",
-        loom::model::Builder::new(),
-        move || {
-            let clock = clock();
-            let gen = Arc::new(sharded(LAYOUT, clock.clone(), Rollback::Wait));
-            let ticker = {
-                let gen = Arc::clone(&gen);
-                thread::spawn(move || {
-                    let owned = lease_retrying(&gen);
-                    let a = owned.next_id().expect("no wait needed");
-                    clock.advance(UNIT);
-                    let b = owned.next_id().expect("no wait needed");
-                    vec![a, b]
+    let n = explore("lease_handover_tick", builder(None), move || {
+        let clock = clock();
+        let gen = Arc::new(sharded(LAYOUT, clock.clone(), Rollback::Wait));
+        let ticker = {
+            let gen = Arc::clone(&gen);
+            thread::spawn(move || {
+                let owned = lease_retrying(&gen);
+                let a = owned.next_id().expect("no wait needed");
+                clock.advance(UNIT);
+                let b = owned.next_id().expect("no wait needed");
+                vec![a, b]
+            })
+        };
+        let other = {
+            let gen = Arc::clone(&gen);
+            thread::spawn(move || mint_two(&mut lease_retrying(&gen)))
+        };
+        let ticked = ticker.join().unwrap();
+        let other = other.join().unwrap();
+        let (first, second, order) = holders_in_order(&ticked, &other);
+        tally.record(order);
+        let stamps = |ids: &[Id]| -> Vec<(u64, u64)> {
+            ids.iter()
+                .map(|&id| {
+                    let d = LAYOUT.decode(id);
+                    assert_eq!(d.node(), SHARD);
+                    (d.ticks(), d.sequence())
                 })
-            };
-            let other = {
-                let gen = Arc::clone(&gen);
-                thread::spawn(move || mint_two(&mut lease_retrying(&gen)))
-            };
-            let ticked = ticker.join().unwrap();
-            let other = other.join().unwrap();
-            let (first, second, order) = holders_in_order(&ticked, &other);
-            tally.record(order);
-            let stamps = |ids: &[Id]| -> Vec<(u64, u64)> {
-                ids.iter()
-                    .map(|&id| {
-                        let d = LAYOUT.decode(id);
-                        assert_eq!(d.node(), SHARD);
-                        (d.ticks(), d.sequence())
-                    })
-                    .collect()
-            };
-            let (t0, t1) = (START_TICK, START_TICK + 1);
-            if order == "a first" {
-                // The ticker held first and left the shard in the next tick; its successor
-                // continues there, never back in the tick before.
-                assert_eq!(stamps(first), vec![(t0, 0), (t1, 0)]);
-                assert_eq!(stamps(second), vec![(t1, 1), (t1, 2)]);
-            } else {
-                assert_eq!(stamps(first), vec![(t0, 0), (t0, 1)]);
-                assert_eq!(stamps(second), vec![(t0, 2), (t1, 0)]);
-            }
-        },
-    );
+                .collect()
+        };
+        let (t0, t1) = (START_TICK, START_TICK + 1);
+        if order == "a first" {
+            // The ticker held first and left the shard in the next tick; its successor
+            // continues there, never back in the tick before.
+            assert_eq!(stamps(first), vec![(t0, 0), (t1, 0)]);
+            assert_eq!(stamps(second), vec![(t1, 1), (t1, 2)]);
+        } else {
+            assert_eq!(stamps(first), vec![(t0, 0), (t0, 1)]);
+            assert_eq!(stamps(second), vec![(t0, 2), (t1, 0)]);
+        }
+    });
     assert!(n > 1, "loom explored a single interleaving");
     seen.assert_exactly("lease_handover_tick", &["a first", "b first"]);
 }
@@ -201,51 +197,47 @@ fn a_batch_then_a_handover_never_overlap() {
     // out exactly once, in holder order, and the one refusal is `Exhausted`.
     let seen = Seen::default();
     let tally = seen.clone();
-    let n = explore(
-        "lease_batch_handover",
-        loom::model::Builder::new(),
-        move || {
-            let gen = Arc::new(sharded(LAYOUT, clock(), Rollback::default()));
-            let batcher = {
-                let gen = Arc::clone(&gen);
-                thread::spawn(move || {
-                    let owned = lease_retrying(&gen);
-                    let batch = owned.try_next_ids(3).map(|b| b.collect::<Vec<Id>>());
-                    vec![batch]
-                })
-            };
-            let single = {
-                let gen = Arc::clone(&gen);
-                thread::spawn(move || {
-                    let owned = lease_retrying(&gen);
-                    (0..2)
-                        .map(|_| owned.try_next_id().map(|id| vec![id]))
-                        .collect::<Vec<_>>()
-                })
-            };
-            let exhausted = MintError::Exhausted { retry_after: UNIT };
-            let issued = |results: Vec<Result<Vec<Id>, MintError>>| {
-                let mut ids = Vec::new();
-                for r in results {
-                    match r {
-                        Ok(got) => {
-                            assert!((1..=3).contains(&got.len()), "{got:?}");
-                            ids.extend(got);
-                        }
-                        Err(e) => assert_eq!(e, exhausted),
+    let n = explore("lease_batch_handover", builder(None), move || {
+        let gen = Arc::new(sharded(LAYOUT, clock(), Rollback::default()));
+        let batcher = {
+            let gen = Arc::clone(&gen);
+            thread::spawn(move || {
+                let owned = lease_retrying(&gen);
+                let batch = owned.try_next_ids(3).map(|b| b.collect::<Vec<Id>>());
+                vec![batch]
+            })
+        };
+        let single = {
+            let gen = Arc::clone(&gen);
+            thread::spawn(move || {
+                let owned = lease_retrying(&gen);
+                (0..2)
+                    .map(|_| owned.try_next_id().map(|id| vec![id]))
+                    .collect::<Vec<_>>()
+            })
+        };
+        let exhausted = MintError::Exhausted { retry_after: UNIT };
+        let issued = |results: Vec<Result<Vec<Id>, MintError>>| {
+            let mut ids = Vec::new();
+            for r in results {
+                match r {
+                    Ok(got) => {
+                        assert!((1..=3).contains(&got.len()), "{got:?}");
+                        ids.extend(got);
                     }
+                    Err(e) => assert_eq!(e, exhausted),
                 }
-                ids
-            };
-            let batch = issued(batcher.join().unwrap());
-            let singles = issued(single.join().unwrap());
-            let (first, second, order) = holders_in_order(&batch, &singles);
-            tally.record(order);
-            let mut sequences = sequences_in(first, START_TICK);
-            sequences.extend(sequences_in(second, START_TICK));
-            assert_eq!(sequences, vec![0, 1, 2, 3]);
-        },
-    );
+            }
+            ids
+        };
+        let batch = issued(batcher.join().unwrap());
+        let singles = issued(single.join().unwrap());
+        let (first, second, order) = holders_in_order(&batch, &singles);
+        tally.record(order);
+        let mut sequences = sequences_in(first, START_TICK);
+        sequences.extend(sequences_in(second, START_TICK));
+        assert_eq!(sequences, vec![0, 1, 2, 3]);
+    });
     assert!(n > 1, "loom explored a single interleaving");
     seen.assert_exactly("lease_batch_handover", &["a first", "b first"]);
 }
@@ -260,12 +252,9 @@ fn three_racers_continue_one_another() {
     const LAYOUT8: Layout = layout(3);
     let seen = Seen::default();
     let tally = seen.clone();
-    let mut builder = loom::model::Builder::new();
-    // At 3 preemptions: 21 k interleavings, 3 to 7 s here; at 2: 3.9 k. Unbounded: 603 k,
-    // 147 s in an earlier version; not finished after 8 CPU-minutes now.
-    // `LOOM_MAX_PREEMPTIONS` overrides the default of 3.
-    builder.preemption_bound.get_or_insert(3);
-    let n = explore("lease_three_racers", builder, move || {
+    // At 3 preemptions: 21 k interleavings, 3 to 7 s here; at 2: 3.9 k. Unbounded: not
+    // finished after 8 CPU-minutes. The bound is the model's own (it asserts its outcomes).
+    let n = explore("lease_three_racers", builder(Some(3)), move || {
         let gen = Arc::new(sharded(LAYOUT8, clock(), Rollback::default()));
         let racers: Vec<_> = (0..3)
             .map(|_| {

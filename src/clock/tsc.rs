@@ -299,6 +299,13 @@ impl Inner {
         self.now()
     }
 
+    /// Starts this clock's ticker thread and registers it to be woken when the clock is
+    /// dropped. Callers start one only for a clock with a ticker period.
+    pub(super) fn spawn_ticker(&self) -> std::io::Result<std::thread::JoinHandle<()>> {
+        let period = self.ticker.unwrap_or(Duration::MAX);
+        ticker::spawn(period, self.this.clone(), Inner::tick, &self.ticker_thread)
+    }
+
     /// One tick of the ticker thread: re-anchor when due, then publish the exact reading.
     pub(super) fn tick(&self) {
         let tsc = self.tsc_nanos();
@@ -342,7 +349,7 @@ impl Inner {
         {
             return false;
         }
-        match ticker::spawn(self) {
+        match self.spawn_ticker() {
             Ok(_detached) => {
                 // The cheap reading is fresh from now on: publish one at once.
                 self.tick();

@@ -6,7 +6,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::tsc::Inner;
-use super::{ticker, Clock, TscClock, TscClockError, WallClock};
+use super::{Clock, TscClock, TscClockError, WallClock};
 
 /// Default period of the ticker thread that publishes the cheap reading.
 const DEFAULT_TICK: Duration = Duration::from_micros(500);
@@ -193,7 +193,7 @@ impl TscClockBuilder {
                 .recent
                 .store(offset.wrapping_add(tsc).max(1), Ordering::Relaxed);
             if start_ticker {
-                match ticker::spawn(&inner) {
+                match inner.spawn_ticker() {
                     Ok(h) => handle = Some(h),
                     Err(_) => inner.fall_back_to_exact(),
                 }

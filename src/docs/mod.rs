@@ -20,7 +20,7 @@
 //!
 //! | feature | adds |
 //! |---|---|
-//! | `serde` | `Serialize`/`Deserialize` for `Id`, `snowmint::serde::{as_u64, as_string}` |
+//! | `serde` | `Serialize`/`Deserialize` for `Id` and `Parts`, `Serialize` for `Decoded`; `snowmint::serde::{as_u64, as_string}` and their `option`/`vec` modules |
 //! | `rayon` | `snowmint::rayon`: `map_with_id`, `par_ids`, `par_fill`, `with_shards` |
 //! | `redis` | `snowmint::redis::RedisLease`: node IDs leased from Redis (the `redis` crate, sync, no tokio) |
 //! | `ip` | [`node::PrivateIpv4`](crate::node): node numbers from the private IPv4 address (lists interfaces with `if-addrs`) |

@@ -1,6 +1,5 @@
 //! [`FileGuard`]: a local restart guard, a high-water mark of issued time kept in a file.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,12 +9,10 @@ use super::fenced::Fenced;
 use super::guard_error::GuardError;
 use super::keeper::{Keeper, Renewal};
 use super::mark::{ceil_millis, resume_after, wait_past};
+use super::mark_file::{parse_mark, write_mark};
 use crate::clock::Clock;
 use crate::error::MintError;
 use crate::source::{IdSource, SourceBuilder};
-
-/// The file's one line: this prefix, then the mark in Unix milliseconds.
-pub(crate) const HEADER: &str = "snowmint-high-water-mark-v1";
 
 /// A restart guard for a single host without a coordination service: a file holding a
 /// high-water mark of the time this node may have issued, written ahead of use.
@@ -251,42 +248,6 @@ impl Keeper for FileKeeper {
     }
 }
 
-fn parse_mark(bytes: &[u8]) -> Option<u64> {
-    let text = core::str::from_utf8(bytes).ok()?;
-    let line = text.strip_suffix('\n')?;
-    let digits = line.strip_prefix(HEADER)?.strip_prefix(' ')?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
-}
-
-/// Writes the mark so that a crash at any point leaves the old file or the new one, whole.
-fn write_mark(path: &Path, unix_millis: u64) -> std::io::Result<()> {
-    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
-    tmp_name.push(".tmp");
-    let tmp = path.with_file_name(tmp_name);
-    let mut file = std::fs::File::create(&tmp)?;
-    file.write_all(format!("{HEADER} {unix_millis}\n").as_bytes())?;
-    file.sync_all()?;
-    drop(file);
-    std::fs::rename(&tmp, path)?;
-    // The rename is durable once the directory is.
-    #[cfg(unix)]
-    std::fs::File::open(directory_of(path))?.sync_all()?;
-    Ok(())
-}
-
-/// The directory holding `path`'s entry: its parent, or the working directory for a bare
-/// file name (whose parent is the empty path, which cannot be opened).
-#[cfg(unix)]
-fn directory_of(path: &Path) -> &Path {
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    }
-}
-
 fn io_error(path: &Path, action: &'static str, e: std::io::Error) -> GuardError {
     GuardError::Io {
         path: path.to_path_buf(),
@@ -297,37 +258,13 @@ fn io_error(path: &Path, action: &'static str, e: std::io::Error) -> GuardError 
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
     use std::time::Duration;
 
-    use super::{parse_mark, FileGuard, FileKeeper};
+    use super::{FileGuard, FileKeeper};
     use crate::clock::ManualClock;
     use crate::fence::{GuardError, Keeper};
     use crate::generator::Generator;
     use crate::layout::Layout;
-
-    #[test]
-    fn only_the_exact_line_parses() {
-        assert_eq!(parse_mark(b"snowmint-high-water-mark-v1 0\n"), Some(0));
-        assert_eq!(
-            parse_mark(b"snowmint-high-water-mark-v1 1700000000000\n"),
-            Some(1_700_000_000_000)
-        );
-        for bad in [
-            &b""[..],
-            b"snowmint-high-water-mark-v1 1700000000000",
-            b"snowmint-high-water-mark-v1  1\n",
-            b"snowmint-high-water-mark-v1 -1\n",
-            // Rust's integer parser takes a leading `+`: the digit check refuses it.
-            b"snowmint-high-water-mark-v1 +1\n",
-            b"snowmint-high-water-mark-v1 \n",
-            b"snowmint-high-water-mark-v1 18446744073709551616\n",
-            b"snowmint-high-water-mark-v2 1\n",
-            b"snowmint-high-water-mark-v1 1\n\n",
-        ] {
-            assert_eq!(parse_mark(bad), None, "{:?}", String::from_utf8_lossy(bad));
-        }
-    }
 
     #[test]
     #[cfg_attr(miri, ignore = "writes a mark file: miri isolates the file system")]
@@ -370,22 +307,6 @@ mod tests {
         assert_eq!(
             (k.period(true), k.period(false)),
             (Duration::from_millis(1), Duration::from_millis(1))
-        );
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn the_directory_synced_is_the_file_s_own() {
-        use super::directory_of;
-        assert_eq!(
-            directory_of(Path::new("/var/lib/ids/node.hwm")),
-            Path::new("/var/lib/ids")
-        );
-        assert_eq!(directory_of(Path::new("ids/node.hwm")), Path::new("ids"));
-        assert_eq!(
-            directory_of(Path::new("node.hwm")),
-            Path::new("."),
-            "a bare name is in the working directory"
         );
     }
 }

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::file_guard::HEADER;
 use super::keeper::Cause;
+use super::mark_file::HEADER;
 use crate::error::{LayoutError, MintError};
 
 /// Why a [`FileGuard`](crate::FileGuard) could not start a generator.

@@ -20,8 +20,8 @@
 //! cut-off process stop early instead of minting on borrowed time.
 //!
 //! Files: [`Fenced`] (the wrapper and its calls), the window its hot path checks, the
-//! [`Keeper`] trait and [`Renewal`], the mark arithmetic, [`FileGuard`] and its
-//! [`GuardError`], and [`FenceError`].
+//! [`Keeper`] trait and [`Renewal`], the mark arithmetic, [`FileGuard`], its file
+//! format and its [`GuardError`], and [`FenceError`].
 
 mod error;
 mod fenced;
@@ -29,6 +29,7 @@ mod file_guard;
 mod guard_error;
 mod keeper;
 pub(crate) mod mark;
+mod mark_file;
 mod window;
 
 pub use self::error::FenceError;

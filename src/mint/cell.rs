@@ -5,7 +5,7 @@ use core::cell::Cell;
 use crate::sync::{AtomicU64, Ordering};
 
 /// The one word of state a [`Minter`](super::minter::Minter) advances: an atomic shared by
-/// threads, or a plain cell owned by one thread (a shard lease).
+/// threads, or a plain cell owned by one thread (an owned or thread-local shard).
 pub(crate) trait StateCell {
     /// The current state.
     fn get(&self) -> u64;

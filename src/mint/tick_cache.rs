@@ -1,14 +1,14 @@
 //! [`TickCache`]: a thread-owned copy of the current tick's [`TickWindow`], for minting
 //! within that tick without dividing the clock reading.
 //!
-//! An owner of its state (a shard lease) remembers the window of the tick it last minted in
-//! and what the IDs of that tick and node share ([`Packing::tick_part`]), so the next ID is the
-//! window's fast rule, a multiply and an add. The rule itself is [`TickWindow::next`], the one
-//! `step` is checked against.
+//! An owner of its state (an owned or thread-local shard) remembers the window of the tick it
+//! last minted in and what the IDs of that tick and node share ([`Packing::tick_part`]), so
+//! the next ID is the window's fast rule, a multiply and an add. The rule itself is
+//! [`TickWindow::next`], the one `step` is checked against.
 
 use core::cell::Cell;
 
-use super::minter::Packing;
+use super::packing::Packing;
 use super::rule::TickWindow;
 
 /// The current tick's window and ID bits; serves nothing until first filled.

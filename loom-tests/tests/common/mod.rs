@@ -41,6 +41,17 @@ pub fn clock() -> ManualClock {
     ManualClock::at_unix_millis(START_MS)
 }
 
+/// A model builder that explores up to `bound` preemptions (every interleaving for `None`),
+/// whatever `LOOM_MAX_PREEMPTIONS` says. Every model that asserts which outcomes it reaches,
+/// or (a control) that it catches a planted bug, is built with it: a smaller bound from the
+/// environment would leave outcomes unexplored and fail the model for nothing (at 2
+/// preemptions the overflow model reaches 4 of its 6 splits).
+pub fn builder(bound: Option<usize>) -> loom::model::Builder {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = bound;
+    builder
+}
+
 /// Runs `f` under `builder`, counting the interleavings explored, and prints the count and
 /// the time taken (seen with `cargo test -- --nocapture`). Returns the count.
 pub fn explore<F>(name: &str, builder: loom::model::Builder, f: F) -> usize

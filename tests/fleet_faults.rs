@@ -903,9 +903,10 @@ fn kill9(backend: Backend) {
     }
 }
 
-/// The store restarted with nothing it held, and E started at once over nodes 1..=3, while
-/// their holders still believe they hold them (their next renewal is up to a third of the
-/// TTL away). E gets one of them; its old holder must learn it lost it, and no ID may be
+/// The store restarted with nothing it held, while E tries for a node of 1..=3 (all held,
+/// so E retries every 20 ms until the store forgets): E gets one of them as soon as the
+/// store is back, while its holder still believes it holds it (its next renewal is up to a
+/// third of the TTL away). That holder must learn it lost the node, and no ID may be
 /// shared. The other two take their nodes back and mint on.
 fn store_restart(backend: Backend) {
     let _one = one_at_a_time();
@@ -916,10 +917,15 @@ fn store_restart(backend: Backend) {
     let mut fleet = Fleet::new(backend, "store_restart");
     let url = store.url();
     fleet.spawn_three(|_| url.clone(), None);
+    fleet.spawn("e", &url, (1, 3), None);
     std::thread::sleep(Duration::from_secs(1));
+    assert!(
+        fleet.get("e").log().node.is_none(),
+        "E got a node while all three were held"
+    );
+    let down = wall_nanos();
     store.restart_empty();
     let restarted = wall_nanos();
-    fleet.spawn("e", &url, (1, 3), None);
     fleet
         .get("e")
         .wait_for("minted", WITHIN, |l| !l.batches.is_empty());
@@ -941,8 +947,9 @@ fn store_restart(backend: Backend) {
         &fleet,
         started,
         &format!(
-            "E took node {node} (held by {holder}) and minted {:.2} s after the restart; \
-             {holder} exited {holder_status}",
+            "the store was back {:.2} s after it went down; E took node {node} (held by \
+             {holder}) and minted {:.2} s after that; {holder} exited {holder_status}",
+            secs(down, restarted),
             secs(restarted, e_first)
         ),
     );
@@ -1143,7 +1150,9 @@ fn the_etcd_cluster_fails_over_rejoins_and_forgets_when_wiped() {
     assert!(has_probe(&cluster, new), "the new leader has the key");
     cluster.restart(old);
     assert!(has_probe(&cluster, old), "the restarted member has the key");
+    let wipe = Instant::now();
     cluster.wipe_and_restart_all();
+    let wiped_in = wipe.elapsed();
     assert_eq!(cluster.endpoints(), endpoints, "the same client ports");
     assert!(
         (0..3).all(|i| !has_probe(&cluster, i)),
@@ -1151,10 +1160,12 @@ fn the_etcd_cluster_fails_over_rejoins_and_forgets_when_wiped() {
     );
     assert!(cluster.url().starts_with("etcd://127.0.0.1:"));
     say(&format!(
-        "etcd harness: leader m{} killed, m{} elected, m{} rejoined, wiped; {:.1} s",
+        "etcd harness: leader m{} killed, m{} elected, m{} rejoined, wiped and healthy again \
+         in {:.1} s; {:.1} s in all",
         old + 1,
         new + 1,
         old + 1,
+        wiped_in.as_secs_f64(),
         started.elapsed().as_secs_f64()
     ));
 }

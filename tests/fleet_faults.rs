@@ -45,7 +45,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -60,8 +60,9 @@ use snowmint::{FenceError, Fenced, Generator, Id, Layout};
 const TTL: Duration = Duration::from_secs(2);
 const MARGIN: Duration = Duration::from_millis(400);
 const IO_TIMEOUT: Duration = Duration::from_millis(200);
-/// Each child asks for this many IDs every `PACE`.
-const BATCH: u64 = 100;
+/// Each of a child's `THREADS` minting threads asks for `BATCH` IDs every `PACE`.
+const THREADS: usize = 2;
+const BATCH: u64 = 50;
 const PACE: Duration = Duration::from_millis(1);
 /// How long a child keeps trying to acquire a node (a taken node is freed after a TTL,
 /// then minted on after another TTL plus the margin).
@@ -138,6 +139,7 @@ fn child_minter() {
     let io_timeout = millis("SNOWMINT_FAULT_IO_TIMEOUT_MS");
     let pace = Duration::from_micros(var("SNOWMINT_FAULT_PACE_US").parse().expect("µs"));
     let batch: u64 = var("SNOWMINT_FAULT_BATCH").parse().expect("batch size");
+    let threads: usize = var("SNOWMINT_FAULT_THREADS").parse().expect("threads");
 
     // The parent closes our stdin to stop us (or dies, which closes it too).
     let stop = Arc::new(AtomicBool::new(false));
@@ -211,54 +213,72 @@ fn child_minter() {
     let (gen, token) = acquired;
     let node = gen.node();
     let _ = writeln!(out, "ACQUIRED {node} {token} {}", wall_nanos());
-    let (mut batches, mut fenced, mut mint_errors) = (0_u64, 0_u64, 0_u64);
-    let mut line = String::with_capacity(32 * batch as usize);
-    // Relaxed: see the stdin thread.
-    while !stop.load(Ordering::Relaxed) && started.elapsed() < CHILD_LIFETIME {
-        let before = wall_nanos();
-        match gen.next_ids(batch) {
-            Ok(ids) => {
-                let after = wall_nanos();
-                if !ids.is_empty() {
-                    use std::fmt::Write as _;
-                    line.clear();
-                    let _ = write!(line, "B {node} {before} {after}");
-                    for id in ids {
-                        let _ = write!(line, " {}", id.to_u64());
+    let _ = out.flush();
+    // The minting threads write a line at a time.
+    drop(out);
+    let (batches, fenced, mint_errors) = (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
+    // Relaxed (all counters): read for the report after the threads are joined.
+    let counts = || {
+        format!(
+            "batches={} fenced={} mint_errors={}",
+            batches.load(Ordering::Relaxed),
+            fenced.load(Ordering::Relaxed),
+            mint_errors.load(Ordering::Relaxed)
+        )
+    };
+    // Several threads, as a server has: after a pause each is a chance to mint before
+    // the process notices the pause.
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let mut line = String::with_capacity(32 * batch as usize);
+                // Relaxed: see the stdin thread.
+                while !stop.load(Ordering::Relaxed) && started.elapsed() < CHILD_LIFETIME {
+                    let before = wall_nanos();
+                    match gen.next_ids(batch) {
+                        Ok(ids) => {
+                            let after = wall_nanos();
+                            if !ids.is_empty() {
+                                use std::fmt::Write as _;
+                                line.clear();
+                                let _ = write!(line, "B {node} {before} {after}");
+                                for id in ids {
+                                    let _ = write!(line, " {}", id.to_u64());
+                                }
+                                line.push('\n');
+                                // One write per batch, flushed: a child killed -9 leaves every
+                                // batch it was handed before its last write.
+                                let mut out = std::io::stdout().lock();
+                                let _ = out.write_all(line.as_bytes());
+                                let _ = out.flush();
+                                batches.fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                        Err(FenceError::Lost { .. }) => {
+                            let mut out = std::io::stdout().lock();
+                            let _ = writeln!(out, "LOST {} {}", wall_nanos(), counts());
+                            let _ = out.flush();
+                            std::process::exit(EXIT_LOST);
+                        }
+                        // Expected during faults: the hold is not confirmed, minting resumes
+                        // by itself.
+                        Err(FenceError::Fenced { .. }) => {
+                            fenced.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(e) => {
+                            if mint_errors.fetch_add(1, Ordering::Relaxed) == 0 {
+                                let _ = writeln!(std::io::stderr(), "mint: {e}");
+                            }
+                        }
                     }
-                    line.push('\n');
-                    // One write per batch, flushed: a child killed -9 leaves every batch it
-                    // was handed before its last write.
-                    let _ = out.write_all(line.as_bytes());
-                    let _ = out.flush();
-                    batches += 1;
+                    std::thread::sleep(pace);
                 }
-            }
-            Err(FenceError::Lost { .. }) => {
-                let _ = writeln!(
-                    out,
-                    "LOST {} batches={batches} fenced={fenced} mint_errors={mint_errors}",
-                    wall_nanos()
-                );
-                let _ = out.flush();
-                std::process::exit(EXIT_LOST);
-            }
-            // Expected during faults: the hold is not confirmed, minting resumes by itself.
-            Err(FenceError::Fenced { .. }) => fenced += 1,
-            Err(e) => {
-                if mint_errors == 0 {
-                    let _ = writeln!(std::io::stderr(), "mint: {e}");
-                }
-                mint_errors += 1;
-            }
+            });
         }
-        std::thread::sleep(pace);
-    }
+    });
     drop(gen);
-    let _ = writeln!(
-        out,
-        "STATS batches={batches} fenced={fenced} mint_errors={mint_errors}"
-    );
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "STATS {}", counts());
     let _ = out.flush();
 }
 
@@ -555,6 +575,7 @@ impl Fleet {
         )
         .env("SNOWMINT_FAULT_PACE_US", PACE.as_micros().to_string())
         .env("SNOWMINT_FAULT_BATCH", BATCH.to_string())
+        .env("SNOWMINT_FAULT_THREADS", THREADS.to_string())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(log_file);

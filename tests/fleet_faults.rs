@@ -1191,6 +1191,45 @@ fn the_etcd_cluster_fails_over_rejoins_and_forgets_when_wiped() {
     ));
 }
 
+/// The partition harness itself: from inside the namespace an etcd member is reachable
+/// on the pair's host address (not on loopback, the namespace's own), not while the link
+/// is cut, and again once it is healed.
+#[test]
+fn the_namespace_reaches_the_store_through_the_pair_only_until_cut() {
+    let _one = one_at_a_time();
+    let Some(net) = NetNs::create("harness") else {
+        return;
+    };
+    let Some(cluster) = etcd_cluster::EtcdCluster::start_with("netns", Some(net.host_addr()))
+    else {
+        return;
+    };
+    let port = cluster.client_port(0);
+    // A TCP connect from inside the namespace, by bash's /dev/tcp, within 2 s.
+    let reaches = |host: &str| {
+        net.command("timeout")
+            .args([
+                "2",
+                "bash",
+                "-c",
+                &format!("exec 3<>/dev/tcp/{host}/{port}"),
+            ])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    assert!(reaches(net.host_addr()), "the member on the pair's address");
+    assert!(!reaches("127.0.0.1"), "the namespace's loopback is its own");
+    net.cut();
+    assert!(!reaches(net.host_addr()), "nothing passes a cut link");
+    net.heal();
+    let end = Instant::now() + Duration::from_secs(10);
+    while !reaches(net.host_addr()) {
+        assert!(Instant::now() < end, "the healed link carries nothing");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 #[test]
 fn redis_pause_past_the_ttl_then_takeover_and_resume() {
     pause(Backend::Redis);

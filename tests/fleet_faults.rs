@@ -79,6 +79,18 @@ const EXIT_NO_LEASE: i32 = 4;
 
 const CHILD_BACKEND: &str = "SNOWMINT_FAULT_BACKEND";
 
+/// An error's message and its sources' (a lease error says what failed, its source why).
+fn with_sources(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}
+
 fn wall_nanos() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -169,7 +181,7 @@ fn child_minter() {
                         .io_timeout(io_timeout)
                         .nodes(first..=last)
                         .acquire(Generator::builder(Layout::TWITTER))
-                        .map_err(|e| e.to_string())
+                        .map_err(|e| with_sources(&e))
                 })
                 .map(|g| (g, "-".to_string())),
             #[cfg(feature = "etcd")]
@@ -182,7 +194,7 @@ fn child_minter() {
                         .io_timeout(io_timeout)
                         .nodes(first..=last)
                         .acquire(Generator::builder(Layout::TWITTER))
-                        .map_err(|e| e.to_string())
+                        .map_err(|e| with_sources(&e))
                 })
                 .map(|g| {
                     let token = format!("{:?}", g.token());
@@ -245,7 +257,8 @@ fn child_minter() {
                                 for id in ids {
                                     let _ = write!(line, " {}", id.to_u64());
                                 }
-                                line.push('\n');
+                                // The end mark: a line cut short by a kill is told apart.
+                                line.push_str(" .\n");
                                 // One write per batch, flushed: a child killed -9 leaves every
                                 // batch it was handed before its last write.
                                 let mut out = std::io::stdout().lock();
@@ -300,6 +313,8 @@ struct Log {
     lost: Option<String>,
     stats: Option<String>,
     no_lease: Option<String>,
+    /// Batch lines cut short or garbled.
+    torn: usize,
 }
 
 impl Log {
@@ -307,11 +322,22 @@ impl Log {
         let mut words = line.split_ascii_whitespace();
         match words.next() {
             Some("B") => {
-                let mut num = || words.next().and_then(|w| w.parse::<u64>().ok());
-                let (Some(node), Some(before), Some(after)) = (num(), num(), num()) else {
-                    panic!("malformed batch line: {line}");
+                let nums: Option<Vec<u64>> = match line.strip_suffix(" .") {
+                    Some(whole) => whole
+                        .split_ascii_whitespace()
+                        .skip(1)
+                        .map(|w| w.parse().ok())
+                        .collect(),
+                    None => None,
                 };
-                let ids: Vec<u64> = words.map(|w| w.parse().expect("an ID")).collect();
+                // A line without its end mark (the child killed while writing it) or with
+                // anything but numbers, or without an ID: counted, never read as IDs.
+                let Some(nums) = nums.filter(|n| n.len() > 3) else {
+                    self.torn += 1;
+                    return;
+                };
+                let (node, before, after) = (nums[0], nums[1], nums[2]);
+                let ids = nums[3..].to_vec();
                 self.batches.push(Batch {
                     node,
                     before,
@@ -346,6 +372,8 @@ struct Minter {
     reader: Option<JoinHandle<()>>,
     stderr: PathBuf,
     status: Option<ExitStatus>,
+    /// Killed -9 by the test: its last line may be cut short.
+    killed: bool,
 }
 
 impl Minter {
@@ -440,6 +468,7 @@ impl Minter {
 
     /// SIGKILL: a crash, nothing flushed or released.
     fn kill9(&mut self) {
+        self.killed = true;
         let _ = self.child.kill();
         self.status = self.child.wait().ok();
     }
@@ -602,6 +631,7 @@ impl Fleet {
             reader: Some(reader),
             stderr,
             status: None,
+            killed: false,
         });
         self.minters.len() - 1
     }
@@ -658,6 +688,8 @@ struct Tally {
     late_batches: usize,
     /// IDs whose node field is not the node their minter leased.
     wrong_node: usize,
+    /// Batch lines cut short or garbled, of minters that were not killed while writing.
+    torn: usize,
 }
 
 impl Tally {
@@ -673,6 +705,9 @@ fn tally(minters: &[Minter]) -> Tally {
     let mut tenures: BTreeMap<u64, Vec<(usize, u64, u64, u64)>> = BTreeMap::new();
     for (i, m) in minters.iter().enumerate() {
         let log = m.log();
+        if !m.killed {
+            t.torn += log.torn;
+        }
         let mut per_node: BTreeMap<u64, (u64, u64, u64)> = BTreeMap::new();
         for b in &log.batches {
             for &id in &b.ids {
@@ -750,12 +785,13 @@ fn report(fault: &str, fleet: &Fleet, started: Instant, extra: &str) -> Tally {
         })
         .collect();
     say(&format!(
-        "  fault={fault} backend={}: range overlaps {}, late batches {}, wrong node {}; {extra}; \
-         elapsed {:.1} s\n  {}",
+        "  fault={fault} backend={}: range overlaps {}, late batches {}, wrong node {}, torn \
+         lines {}; {extra}; elapsed {:.1} s\n  {}",
         fleet.backend.name(),
         t.range_overlaps,
         t.late_batches,
         t.wrong_node,
+        t.torn,
         started.elapsed().as_secs_f64(),
         per_child.join("\n  ")
     ));
@@ -773,6 +809,7 @@ fn assert_clean(t: &Tally) {
         t.wrong_node, 0,
         "IDs of a node their minter did not lease: {t:?}"
     );
+    assert_eq!(t.torn, 0, "batch lines cut short: {t:?}");
 }
 
 /// Every minter named minted, and nobody failed to get a node.

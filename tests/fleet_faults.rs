@@ -10,16 +10,17 @@
 //! - **kill9**: a minter killed -9 and a new one started on its node: every new ID above
 //!   the old ones;
 //! - **store-restart**: the store restarted empty (Redis without persistence; etcd wiped)
-//!   and a new minter started at once over the three nodes, while their holders still
-//!   believe they hold them;
+//!   while a new minter tries for one of the three nodes: it gets one as soon as the store
+//!   is back, while its holder still believes it holds it;
 //! - **leader** (etcd): the leader killed, the others minting on through the election, the
 //!   member restarted;
 //! - **partition**: one minter in a network namespace, reaching the store through a veth
 //!   pair whose link is cut past the TTL; a new minter takes its node; the link healed.
 //!
 //! The minters are this test binary run again (`child_minter`, ignored unless run by a
-//! test). Each writes one line per batch it was handed: its node, the wall-clock Unix nanos
-//! read before and after the call, and every ID. The parent checks, over all minters:
+//! test), on the default (TSC) clock, with two minting threads each. They write one line
+//! per batch they were handed: the node, the wall-clock Unix nanos read before and after
+//! the call, and every ID. The parent checks, over all minters:
 //! - **duplicates**: IDs handed out twice (every ID of every child, sorted);
 //! - **ownership overlaps**: two processes' ID ranges on one node that intersect, and
 //!   batches of a node a process asked for after another process had begun serving that
@@ -28,10 +29,11 @@
 //! Each test prints `fault=NAME backend=redis|etcd ids=N duplicates=N overlaps=N` and its
 //! elapsed time. The tests run one at a time (a lock): each fault's timing is its own.
 //!
-//! The etcd half needs feature `etcd`; the network-namespace tests need root and `ip`
-//! (skipped otherwise, unless `SNOWMINT_REQUIRE_NETNS=1`).
+//! The Redis half needs feature `redis`, the etcd half feature `etcd` too (the harness
+//! tests of the etcd cluster and the namespace need neither lease); the network-namespace
+//! tests need root and `ip` (skipped otherwise, unless `SNOWMINT_REQUIRE_NETNS=1`).
 #![cfg(feature = "redis")]
-// Feature `etcd` is declared with the etcd lease; until then the etcd half is compiled out.
+// For `feature = "etcd"` before the feature is declared (with the etcd lease); remove then.
 #![allow(unexpected_cfgs)]
 
 #[path = "common/etcd.rs"]

@@ -17,6 +17,8 @@ pub struct RedisServer {
     bin: String,
     port: u16,
     dir: PathBuf,
+    /// Another address to listen on besides loopback (the host side of a veth pair).
+    extra_bind: Option<String>,
     child: Option<Child>,
 }
 
@@ -44,6 +46,12 @@ fn free_port() -> u16 {
 impl RedisServer {
     /// A running server, or `None` if `redis-server` is not installed (and not required).
     pub fn start(test: &str) -> Option<RedisServer> {
+        RedisServer::start_on(test, None)
+    }
+
+    /// As [`start`](Self::start), listening also on `extra_bind` (an address of this
+    /// machine, such as the host side of a veth pair).
+    pub fn start_on(test: &str, extra_bind: Option<&str>) -> Option<RedisServer> {
         let bin = binary();
         if !installed(&bin) {
             let msg = format!(
@@ -72,6 +80,7 @@ impl RedisServer {
                 bin: bin.clone(),
                 port: free_port(),
                 dir: dir.clone(),
+                extra_bind: extra_bind.map(str::to_string),
                 child: None,
             };
             if server.spawn() {
@@ -82,7 +91,12 @@ impl RedisServer {
     }
 
     pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
+        self.url_on("127.0.0.1")
+    }
+
+    /// The server's URL on `host` (loopback, or the extra address).
+    pub fn url_on(&self, host: &str) -> String {
+        format!("redis://{host}:{}/", self.port)
     }
 
     pub fn port(&self) -> u16 {
@@ -92,9 +106,20 @@ impl RedisServer {
     /// Starts the process on `self.port` and waits until it answers PING.
     fn spawn(&mut self) -> bool {
         let log = std::fs::File::create(self.dir.join("redis.log")).expect("log file");
+        let mut bind = vec!["127.0.0.1"];
+        bind.extend(self.extra_bind.as_deref());
+        // Protected mode refuses clients from any address but loopback; the extra address
+        // is reachable only from the test's own network namespace.
+        let protected = if self.extra_bind.is_some() {
+            "no"
+        } else {
+            "yes"
+        };
         let child = Command::new(&self.bin)
             .args(["--port", &self.port.to_string()])
-            .args(["--bind", "127.0.0.1"])
+            .arg("--bind")
+            .args(&bind)
+            .args(["--protected-mode", protected])
             .args(["--save", ""])
             .args(["--appendonly", "no"])
             .args(["--daemonize", "no"])

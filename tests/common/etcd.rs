@@ -1,0 +1,374 @@
+//! A real 3-member etcd cluster for tests: started on free loopback ports, each member with
+//! its own data directory in a temporary directory; members killed (SIGKILL) and restarted
+//! from their data, the leader found, or the whole cluster wiped and started anew on the
+//! same client ports (a store that forgets everything).
+//!
+//! The binary is `$SNOWMINT_ETCD`, else `etcd` on `PATH` (Debian's `etcd-server`, 3.4). Without
+//! one, a test is skipped with a message written straight to stderr (past the test harness's
+//! capture), unless `SNOWMINT_REQUIRE_ETCD=1` (CI sets it), when it fails.
+//!
+//! Readiness and status go over etcd's JSON gateway on the client ports, with plain
+//! HTTP/1.0 requests on a `TcpStream`: `GET /health` and `POST /v3/maintenance/status`.
+
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a member (or the cluster) may take to answer healthy after a start. A cold
+/// 3-member cluster is ready in a few seconds; the rest is room for a loaded machine.
+const READY_WITHIN: Duration = Duration::from_secs(30);
+
+struct Member {
+    name: String,
+    client_port: u16,
+    peer_port: u16,
+    data_dir: PathBuf,
+    child: Option<Child>,
+}
+
+pub struct EtcdCluster {
+    bin: String,
+    dir: PathBuf,
+    /// `--initial-cluster-token`: a new one for every cluster made from empty data dirs.
+    token: String,
+    generation: u32,
+    /// Another address the members' client ports listen on (the host side of a veth pair).
+    extra_host: Option<String>,
+    members: Vec<Member>,
+}
+
+fn binary() -> String {
+    std::env::var("SNOWMINT_ETCD").unwrap_or_else(|_| "etcd".to_string())
+}
+
+fn installed(bin: &str) -> bool {
+    Command::new(bin)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// A free loopback port (free when asked; the member binds it right after).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("bind a loopback port")
+}
+
+/// One HTTP/1.0 request to `host:port`: the status code and the body, or `None` if the
+/// member does not answer within the timeouts.
+pub fn http(host: &str, port: u16, method: &str, path: &str, body: &str) -> Option<(u16, String)> {
+    let addr: SocketAddr = format!("{host}:{port}").parse().ok()?;
+    let mut s = TcpStream::connect_timeout(&addr, Duration::from_millis(500)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
+    s.set_write_timeout(Some(Duration::from_secs(2))).ok()?;
+    let req = format!(
+        "{method} {path} HTTP/1.0\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).ok()?;
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).ok()?;
+    let text = String::from_utf8_lossy(&out);
+    let (head, body) = text.split_once("\r\n\r\n")?;
+    let code = head.split(' ').nth(1)?.parse().ok()?;
+    Some((code, body.to_string()))
+}
+
+impl Member {
+    fn peer_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.peer_port)
+    }
+
+    /// Whether the member answers `/health` with `"health":"true"` (it has a leader).
+    fn healthy(&self) -> bool {
+        http("127.0.0.1", self.client_port, "GET", "/health", "")
+            .is_some_and(|(code, body)| code == 200 && body.contains("\"health\":\"true\""))
+    }
+
+    /// `(member_id, leader)` from the member's status, as etcd prints them (decimal strings).
+    fn status(&self) -> Option<(String, String)> {
+        let (code, body) = http(
+            "127.0.0.1",
+            self.client_port,
+            "POST",
+            "/v3/maintenance/status",
+            "{}",
+        )?;
+        if code != 200 {
+            return None;
+        }
+        let v: serde_json::Value = serde_json::from_str(&body).ok()?;
+        let member = v["header"]["member_id"].as_str()?.to_string();
+        let leader = v["leader"].as_str()?.to_string();
+        Some((member, leader))
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl EtcdCluster {
+    /// A running cluster on loopback, or `None` if `etcd` is not installed (and not required).
+    pub fn start(test: &str) -> Option<EtcdCluster> {
+        EtcdCluster::start_with(test, None)
+    }
+
+    /// As [`start`](Self::start), the client ports listening also on `extra_host` (an
+    /// address of this machine, such as the host side of a veth pair).
+    pub fn start_with(test: &str, extra_host: Option<&str>) -> Option<EtcdCluster> {
+        let bin = binary();
+        if !installed(&bin) {
+            let msg = format!(
+                "SKIPPED {test}: `{bin}` is not installed (apt-get install etcd-server, or set \
+                 SNOWMINT_ETCD); set SNOWMINT_REQUIRE_ETCD=1 to make this a failure"
+            );
+            if std::env::var("SNOWMINT_REQUIRE_ETCD").is_ok_and(|v| v == "1") {
+                panic!("{msg}");
+            }
+            // Straight to the process's stderr: the harness captures only print macros.
+            let _ = writeln!(std::io::stderr(), "{msg}");
+            return None;
+        }
+        let dir = std::env::temp_dir().join(format!(
+            "snowmint-etcd-{}-{}-{}",
+            test,
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        ));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        // A port can be taken between asking and binding: try a few times.
+        for attempt in 0..3 {
+            let mut cluster = EtcdCluster {
+                bin: bin.clone(),
+                dir: dir.clone(),
+                token: String::new(),
+                generation: attempt,
+                extra_host: extra_host.map(str::to_string),
+                members: (1..=3)
+                    .map(|i| Member {
+                        name: format!("m{i}"),
+                        client_port: free_port(),
+                        peer_port: free_port(),
+                        data_dir: dir.join(format!("g{attempt}-m{i}")),
+                        child: None,
+                    })
+                    .collect(),
+            };
+            cluster.token = cluster.new_token();
+            if cluster.spawn_all() {
+                return Some(cluster);
+            }
+            // Dropping it would remove the directory with the logs of the next attempt.
+            cluster.kill_all();
+            std::mem::forget(cluster);
+        }
+        panic!("etcd did not start; see the logs in {}", dir.display());
+    }
+
+    fn new_token(&self) -> String {
+        format!("snowmint-{}-{}", std::process::id(), self.generation)
+    }
+
+    /// The client endpoints, `127.0.0.1:PORT`.
+    pub fn endpoints(&self) -> Vec<String> {
+        self.endpoints_on("127.0.0.1")
+    }
+
+    /// The client endpoints on `host` (loopback, or the extra address).
+    pub fn endpoints_on(&self, host: &str) -> Vec<String> {
+        self.members
+            .iter()
+            .map(|m| format!("{host}:{}", m.client_port))
+            .collect()
+    }
+
+    /// `etcd://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3`.
+    pub fn url(&self) -> String {
+        self.url_on("127.0.0.1")
+    }
+
+    /// The cluster's URL with every endpoint on `host`.
+    pub fn url_on(&self, host: &str) -> String {
+        format!("etcd://{}", self.endpoints_on(host).join(","))
+    }
+
+    pub fn client_port(&self, i: usize) -> u16 {
+        self.members[i].client_port
+    }
+
+    /// The index of the leader, as the members report it (waits for an election).
+    pub fn leader(&self) -> usize {
+        let end = Instant::now() + READY_WITHIN;
+        loop {
+            let statuses: Vec<Option<(String, String)>> =
+                self.members.iter().map(Member::status).collect();
+            for (_, leader) in statuses.iter().flatten() {
+                // "0": this member knows no leader now.
+                if leader == "0" {
+                    continue;
+                }
+                if let Some(i) = statuses
+                    .iter()
+                    .position(|s| s.as_ref().is_some_and(|(id, _)| id == leader))
+                {
+                    return i;
+                }
+            }
+            assert!(Instant::now() < end, "no etcd member names a live leader");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Kills member `i` at once (SIGKILL: a crash).
+    pub fn kill(&mut self, i: usize) {
+        self.members[i].kill();
+    }
+
+    /// Starts member `i` again from its data directory, with the same flags, and waits until
+    /// it has rejoined (answers healthy).
+    pub fn restart(&mut self, i: usize) {
+        self.members[i].kill();
+        assert!(self.spawn(i), "etcd member m{} did not restart", i + 1);
+        self.wait_healthy(&[i]);
+    }
+
+    /// Kills every member, deletes their data, and starts a new cluster (a new token) on
+    /// the same client ports: the store forgets every key, lease and revision.
+    pub fn wipe_and_restart_all(&mut self) {
+        self.kill_all();
+        for m in &self.members {
+            let _ = std::fs::remove_dir_all(&m.data_dir);
+        }
+        self.generation += 1;
+        self.token = self.new_token();
+        assert!(
+            self.spawn_all(),
+            "the wiped etcd cluster did not start again; see {}",
+            self.dir.display()
+        );
+    }
+
+    pub fn kill_all(&mut self) {
+        for m in &mut self.members {
+            m.kill();
+        }
+    }
+
+    fn spawn_all(&mut self) -> bool {
+        for i in 0..self.members.len() {
+            if !self.spawn(i) {
+                return false;
+            }
+        }
+        let all: Vec<usize> = (0..self.members.len()).collect();
+        self.try_wait_healthy(&all)
+    }
+
+    fn wait_healthy(&mut self, which: &[usize]) {
+        assert!(
+            self.try_wait_healthy(which),
+            "etcd members {which:?} not healthy within {READY_WITHIN:?}; see {}",
+            self.dir.display()
+        );
+    }
+
+    fn try_wait_healthy(&mut self, which: &[usize]) -> bool {
+        let end = Instant::now() + READY_WITHIN;
+        while Instant::now() < end {
+            if which.iter().all(|&i| self.members[i].healthy()) {
+                return true;
+            }
+            for &i in which {
+                if let Some(Ok(Some(_))) = self.members[i].child.as_mut().map(|c| c.try_wait()) {
+                    // Exited: a port taken meanwhile, or bad flags (see its log).
+                    self.members[i].child = None;
+                    return false;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
+    }
+
+    /// Starts member `i`'s process (not waiting for it).
+    fn spawn(&mut self, i: usize) -> bool {
+        let initial_cluster = self
+            .members
+            .iter()
+            .map(|m| format!("{}={}", m.name, m.peer_url()))
+            .collect::<Vec<_>>()
+            .join(",");
+        let m = &self.members[i];
+        let mut client_urls = format!("http://127.0.0.1:{}", m.client_port);
+        if let Some(host) = &self.extra_host {
+            client_urls.push_str(&format!(",http://{host}:{}", m.client_port));
+        }
+        let log_path = self
+            .dir
+            .join(format!("{}-g{}.log", m.name, self.generation));
+        let Ok(log) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log_path)
+        else {
+            return false;
+        };
+        let Ok(log2) = log.try_clone() else {
+            return false;
+        };
+        let child = Command::new(&self.bin)
+            .args(["--name", &m.name])
+            .arg("--data-dir")
+            .arg(&m.data_dir)
+            .args(["--listen-peer-urls", &m.peer_url()])
+            .args(["--initial-advertise-peer-urls", &m.peer_url()])
+            .args(["--listen-client-urls", &client_urls])
+            .args(["--advertise-client-urls", &client_urls])
+            .args(["--initial-cluster", &initial_cluster])
+            .args(["--initial-cluster-state", "new"])
+            .args(["--initial-cluster-token", &self.token])
+            // Fail-over in about half a second instead of the default's seconds.
+            .args(["--heartbeat-interval", "50", "--election-timeout", "500"])
+            .args([
+                "--logger",
+                "zap",
+                "--log-outputs",
+                "stderr",
+                "--log-level",
+                "warn",
+            ])
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(log2)
+            .spawn();
+        match child {
+            Ok(c) => {
+                self.members[i].child = Some(c);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+impl Drop for EtcdCluster {
+    fn drop(&mut self) {
+        self.kill_all();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}

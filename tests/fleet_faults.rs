@@ -33,8 +33,6 @@
 //! tests of the etcd cluster and the namespace need neither lease); the network-namespace
 //! tests need root and `ip` (skipped otherwise, unless `SNOWMINT_REQUIRE_NETNS=1`).
 #![cfg(feature = "redis")]
-// For `feature = "etcd"` before the feature is declared (with the etcd lease); remove then.
-#![allow(unexpected_cfgs)]
 
 #[path = "common/etcd.rs"]
 mod etcd_cluster;

@@ -247,6 +247,9 @@ impl<C: Clock> Minter<C> {
         let start = Instant::now();
         let mut waiter = Waiter::new();
         let mut waiting = None;
+        // Whether `blocked` was found after `start`: the first was found before, and this
+        // thread may have been preempted since, so that its reading lags the clock.
+        let mut found_since_start = false;
         loop {
             let Blocked::Wait {
                 until_tick,
@@ -258,6 +261,15 @@ impl<C: Clock> Minter<C> {
             };
             let remaining_wait = self.nanos_until(until_tick, now_nanos);
             if remaining_wait > timeout.saturating_sub(start.elapsed()) {
+                if !found_since_start {
+                    // Give up only on a state and a reading taken after the wait began.
+                    found_since_start = true;
+                    match self.attempt(cell, n) {
+                        Ok(taken) => return Ok(taken),
+                        Err(b) => blocked = b,
+                    }
+                    continue;
+                }
                 return Err(self.gave_up(blocked, waiting, start));
             }
             if waiting.is_none() {
@@ -270,6 +282,7 @@ impl<C: Clock> Minter<C> {
                 waiting = Some(reason);
             }
             waiter.wait(remaining_wait);
+            found_since_start = true;
             match self.attempt(cell, n) {
                 Ok(taken) => {
                     if let Some(reason) = waiting {
@@ -320,6 +333,10 @@ impl<C: Clock> Minter<C> {
                     Ok(()) => return Ok((first, last, now)),
                     Err(actual) => {
                         current = actual;
+                        // The reading predates `actual` (this thread may have been preempted
+                        // since): no wait nor refusal may be decided on it. Marked as a cheap
+                        // reading, it is read again, exactly, before any.
+                        exact = false;
                         for _ in 0..(1_u32 << doublings) {
                             spin_loop();
                         }

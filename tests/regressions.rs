@@ -350,8 +350,11 @@ fn every_source_keeps_its_promises_through_the_trait() {
 #[derive(Clone)]
 struct LateOnce {
     time: ManualClock,
-    meanwhile: Arc<Mutex<Option<Box<dyn FnOnce() + Send>>>>,
+    meanwhile: Arc<Mutex<Option<Meanwhile>>>,
 }
+
+/// What another thread does while a [`LateOnce`] reading is late.
+type Meanwhile = Box<dyn FnOnce() + Send>;
 
 impl LateOnce {
     fn arm(&self, meanwhile: impl FnOnce() + Send + 'static) {
@@ -378,49 +381,62 @@ impl Clock for LateOnce {
 /// A thread whose exact reading was taken before another thread moved the state 7 ms on
 /// lost its CAS and decided on that stale reading: `ClockBehind` (7 to 8 ms, past a 5 ms
 /// `max_wait`) although no clock stepped back. Under `Wait` the other thread minted a few IDs
-/// 7 ms later; under `Continue` it filled that tick, so the call must wait for the next one.
-/// A wait or a refusal is now decided on a reading taken after the state it is compared with.
+/// 7 ms later; under `Continue` it filled that tick, so the call must wait for the next one
+/// (`try_next_id`, which never waits, says `Exhausted`). A wait or a refusal is now decided
+/// on a reading taken after the state it is compared with.
 #[test]
 fn a_late_exact_reading_after_a_lost_cas_is_not_a_clock_behind() {
-    for (policy, others) in [(Rollback::Wait, 3), (Rollback::Continue, 1 << 12)] {
-        let clock = LateOnce {
-            time: frozen(),
-            meanwhile: Arc::new(Mutex::new(None)),
-        };
-        let gen = Arc::new(
-            Generator::builder(Layout::TWITTER)
-                .clock(clock.clone())
-                .on_rollback(policy)
-                .max_wait(Duration::from_millis(5))
-                .build()
-                .unwrap(),
-        );
-        let first = gen.next_id().unwrap();
-        // The next state (a tick's second) reads the exact clock: that reading comes late.
-        let (other, time) = (Arc::downgrade(&gen), clock.time.clone());
-        let theirs = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&theirs);
-        clock.arm(move || {
-            time.advance(Duration::from_millis(7));
-            let gen = other.upgrade().unwrap();
-            sink.lock()
-                .unwrap()
-                .extend(gen.try_next_ids(others).unwrap());
-        });
-        let id = gen
-            .next_id()
-            .unwrap_or_else(|e| panic!("{policy:?}: no clock stepped back, yet {e}"));
-        let theirs = theirs.lock().unwrap();
-        assert_eq!(theirs.len() as u64, others, "the other thread minted");
-        assert!(theirs.iter().all(|&t| first < t && t < id), "{policy:?}");
-        let ms = |id| Layout::TWITTER.decode(id).unix_millis();
-        assert!(
-            ms(theirs[0]) >= NOW_MS + 7,
-            "{policy:?}: they minted 7 ms on"
-        );
-        // Continue: the other thread's tick is full, so the ID is in the next one.
-        let tick = if policy == Rollback::Wait { 0 } else { 1 };
-        assert_eq!(ms(id), ms(theirs[0]) + tick, "{policy:?}");
+    for blocking in [true, false] {
+        for (policy, others) in [(Rollback::Wait, 3), (Rollback::Continue, 1 << 12)] {
+            let clock = LateOnce {
+                time: frozen(),
+                meanwhile: Arc::new(Mutex::new(None)),
+            };
+            let gen = Arc::new(
+                Generator::builder(Layout::TWITTER)
+                    .clock(clock.clone())
+                    .on_rollback(policy)
+                    .max_wait(Duration::from_millis(5))
+                    .build()
+                    .unwrap(),
+            );
+            let first = gen.next_id().unwrap();
+            // The next state (a tick's second) reads the exact clock: that reading comes late.
+            let (other, time) = (Arc::downgrade(&gen), clock.time.clone());
+            let theirs = Arc::new(Mutex::new(Vec::new()));
+            let sink = Arc::clone(&theirs);
+            clock.arm(move || {
+                time.advance(Duration::from_millis(7));
+                let gen = other.upgrade().unwrap();
+                sink.lock()
+                    .unwrap()
+                    .extend(gen.try_next_ids(others).unwrap());
+            });
+            let case = format!("{policy:?}, blocking {blocking}");
+            let got = if blocking {
+                gen.next_id()
+            } else {
+                gen.try_next_id()
+            };
+            let theirs = theirs.lock().unwrap();
+            assert_eq!(theirs.len() as u64, others, "the other thread minted");
+            let ms = |id| Layout::TWITTER.decode(id).unix_millis();
+            assert!(ms(theirs[0]) >= NOW_MS + 7, "{case}: they minted 7 ms on");
+            if policy == Rollback::Continue && !blocking {
+                match got {
+                    Err(MintError::Exhausted { retry_after }) => {
+                        assert!(retry_after <= Duration::from_millis(1), "{case}")
+                    }
+                    other => panic!("{case}: their tick is full, yet {other:?}"),
+                }
+                continue;
+            }
+            let id = got.unwrap_or_else(|e| panic!("{case}: no clock stepped back, yet {e}"));
+            assert!(theirs.iter().all(|&t| first < t && t < id), "{case}");
+            // Continue: the other thread's tick is full, so the ID is in the next one.
+            let tick = if policy == Rollback::Wait { 0 } else { 1 };
+            assert_eq!(ms(id), ms(theirs[0]) + tick, "{case}");
+        }
     }
 }
 

@@ -315,6 +315,9 @@ impl<C: Clock> Minter<C> {
         let mut current = cell.get();
         let mut exact = current.wrapping_add(1) & self.refresh_mask == 0;
         let (mut now_nanos, mut now) = self.read_clock(&mut exact)?;
+        // Whether the reading was taken after `current` was loaded, as a wait or a refusal
+        // must be: a lost CAS hands over a newer state.
+        let mut after_state = true;
         let mut doublings = 0;
         loop {
             match step(current, now, n, &self.rules) {
@@ -334,18 +337,19 @@ impl<C: Clock> Minter<C> {
                     Err(actual) => {
                         current = actual;
                         // The reading predates `actual` (this thread may have been preempted
-                        // since): no wait nor refusal may be decided on it. Marked as a cheap
-                        // reading, it is read again, exactly, before any.
-                        exact = false;
+                        // since): no wait nor refusal may be decided on it.
+                        after_state = false;
                         for _ in 0..(1_u32 << doublings) {
                             spin_loop();
                         }
                         doublings = (doublings + 1).min(SPIN_DOUBLINGS);
                     }
                 },
-                Step::Wait { .. } if !exact => {
-                    // The cheap reading may lag: ask the exact clock before blocking.
+                Step::Wait { .. } if !exact || !after_state => {
+                    // The cheap reading may lag, and one from before a lost CAS is older than
+                    // the state: ask the exact clock before blocking.
                     exact = true;
+                    after_state = true;
                     (now_nanos, now) = self.read_clock(&mut exact)?;
                 }
                 Step::Wait { until_tick, behind } => {

@@ -89,9 +89,10 @@ fn run(
     let mut builder = loom::model::Builder::new();
     if concurrent {
         // Three actors (the step back comes from the model's own thread), as in
-        // `clock_tick.rs`: bounded at 4 preemptions, 27 k / 24 k interleavings (Continue /
-        // Wait), ~3.5 s each here. Unbounded they took 1.31 M / 0.98 M interleavings,
-        // 232 s / 169 s (2 vCPUs at load ~9). `LOOM_MAX_PREEMPTIONS` overrides the bound.
+        // `clock_tick.rs`: bounded at 4 preemptions, 38 k / 38 k interleavings (Continue /
+        // Wait), ~10 s each here (load ~13). Unbounded they took 1.31 M / 0.98 M interleavings,
+        // 232 s / 169 s (2 vCPUs at load ~9, an earlier version). `LOOM_MAX_PREEMPTIONS`
+        // overrides the bound.
         builder.preemption_bound.get_or_insert(4);
     }
     let n = explore(&name, builder, move || {

@@ -54,7 +54,7 @@ pub enum NodeError {
         seen: Vec<Ipv4Addr>,
     },
     /// No interface has a private IPv4 address nor a unique-local IPv6 one (`fc00::/7`), with
-    /// [`PrivateIpv4::ipv6_fallback`](super::PrivateIpv4::ipv6_fallback) (feature `ip`).
+    /// `PrivateIpv4::ipv6_fallback` (feature `ip`).
     ///
     /// ```
     /// use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};

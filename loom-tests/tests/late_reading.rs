@@ -81,22 +81,29 @@ fn run(
 fn wait_never_refuses_a_clock_that_only_moved_on() {
     let seen = Seen::default();
     let tally = seen.clone();
-    let n = explore("late_reading_wait", loom::model::Builder::new(), move || {
-        let (a, theirs, first, layout) = run(Rollback::Wait, 3, 1);
-        let a = a.unwrap_or_else(|e| panic!("no clock stepped back, yet {e}"));
-        let mut all = vec![first, a];
-        all.extend(&theirs);
-        assert_unique(&all);
-        let d = layout.decode(a);
-        assert_eq!(d.node(), NODE);
-        assert!(a > first);
-        tally.record(match d.ticks() - START_TICK {
-            0 => "A before the move",
-            3 => "A after the move",
-            _ => panic!("{a:?} outside the clock's ticks"),
-        });
-    });
-    seen.assert_exactly("late_reading_wait", &["A before the move", "A after the move"]);
+    let n = explore(
+        "late_reading_wait",
+        loom::model::Builder::new(),
+        move || {
+            let (a, theirs, first, layout) = run(Rollback::Wait, 3, 1);
+            let a = a.unwrap_or_else(|e| panic!("no clock stepped back, yet {e}"));
+            let mut all = vec![first, a];
+            all.extend(&theirs);
+            assert_unique(&all);
+            let d = layout.decode(a);
+            assert_eq!(d.node(), NODE);
+            assert!(a > first);
+            tally.record(match d.ticks() - START_TICK {
+                0 => "A before the move",
+                3 => "A after the move",
+                _ => panic!("{a:?} outside the clock's ticks"),
+            });
+        },
+    );
+    seen.assert_exactly(
+        "late_reading_wait",
+        &["A before the move", "A after the move"],
+    );
     assert!(n > 1);
 }
 

@@ -197,6 +197,9 @@ fn a_handover_while_another_thread_overflows() {
     assert!(n > 1, "loom explored a single interleaving");
     seen.assert_exactly(
         "overflow_during_handover",
-        &["other on overflow", "other took the shard after the owned shard"],
+        &[
+            "other on overflow",
+            "other took the shard after the owned shard",
+        ],
     );
 }

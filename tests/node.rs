@@ -208,12 +208,15 @@ fn no_private_address_of_either_kind_says_both_rules_and_what_it_saw() {
          PrivateIpv4::allow_shared), or else an IPv6 one in fc00::/7 (unique local); seen: \
          100.64.0.1, fe80::1, 2001:db8::1"
     );
-    let none = PrivateIpv4::new()
+    let nothing = PrivateIpv4::new()
         .allow_shared(true)
         .ipv6_fallback(true)
-        .from_ip_addrs([])
-        .node(&Layout::SONYFLAKE)
-        .unwrap_err();
+        .from_ip_addrs([]);
+    assert_eq!(
+        nothing.describe(),
+        "the low bits of a private IPv4 or unique-local IPv6 address"
+    );
+    let none = nothing.node(&Layout::SONYFLAKE).unwrap_err();
     assert_eq!(
         none.to_string(),
         "no private IPv4 address nor unique-local IPv6 address on any interface: a node number \

@@ -213,6 +213,9 @@ impl NodeSource for PrivateIpv4 {
         match self.ip_address() {
             Ok(IpAddr::V4(a)) => format!("the low bits of private IPv4 address {a}"),
             Ok(IpAddr::V6(a)) => format!("the low bits of unique-local IPv6 address {a}"),
+            Err(_) if self.ipv6_fallback => {
+                "the low bits of a private IPv4 or unique-local IPv6 address".to_string()
+            }
             Err(_) => "the low bits of a private IPv4 address".to_string(),
         }
     }

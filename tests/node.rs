@@ -1,7 +1,7 @@
 //! Node-ID providers: values, range checks and errors, on this host and on given inputs.
 
 #[cfg(feature = "ip")]
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 #[cfg(feature = "ip")]
 use snowmint::node::PrivateIpv4;
@@ -55,25 +55,184 @@ fn private_ipv4_takes_the_first_private_address_and_its_low_bits() {
         .from_addrs([Ipv4Addr::new(10, 2, 0, 5)])
         .node(&Layout::SONYFLAKE);
     assert_eq!(a, b);
-    // Link-local (self-assigned) only when nothing else is private, wherever it is listed.
+    // Link-local counts as private where it is listed, as in Sonyflake: first wins.
     let link_local_first = [Ipv4Addr::new(169, 254, 7, 7), Ipv4Addr::new(172, 20, 0, 3)];
     assert_eq!(
         PrivateIpv4::new().from_addrs(link_local_first).address(),
-        Ok(Ipv4Addr::new(172, 20, 0, 3))
-    );
-    assert_eq!(
-        PrivateIpv4::new()
-            .from_addrs([Ipv4Addr::new(169, 254, 7, 7)])
-            .address(),
         Ok(Ipv4Addr::new(169, 254, 7, 7))
     );
     let err = PrivateIpv4::new()
-        .from_addrs([])
+        .from_addrs(Vec::new())
         .node(&Layout::SONYFLAKE)
         .unwrap_err();
     assert!(
         err.to_string().contains("no IPv4 address was seen"),
         "{err}"
+    );
+}
+
+/// The values Go's sony/sonyflake (v1 and v2) `lower16BitPrivateIP` gives for these interface
+/// address lists, in this order: the first address of 10/8, 172.16/12, 192.168/16 or
+/// 169.254/16 wins, its last two bytes the machine ID.
+#[test]
+#[cfg(feature = "ip")]
+fn private_ipv4_picks_the_address_sonyflake_picks() {
+    let v4 = Ipv4Addr::new;
+    let cases: [(&[Ipv4Addr], u64); 8] = [
+        (&[v4(169, 254, 1, 2), v4(10, 1, 2, 3)], 258),
+        (&[v4(10, 1, 2, 3), v4(169, 254, 1, 2)], 2 << 8 | 3),
+        (&[v4(192, 168, 5, 6), v4(10, 1, 2, 3)], 5 << 8 | 6),
+        (&[v4(10, 1, 2, 3), v4(192, 168, 5, 6)], 2 << 8 | 3),
+        (
+            &[v4(172, 31, 7, 8), v4(192, 168, 5, 6), v4(10, 1, 2, 3)],
+            7 << 8 | 8,
+        ),
+        // Neither 172.15 nor 172.32 is private; loopback and public addresses are skipped.
+        (
+            &[
+                v4(127, 0, 0, 1),
+                v4(172, 15, 1, 1),
+                v4(172, 32, 1, 1),
+                v4(8, 8, 4, 4),
+                v4(172, 16, 9, 9),
+            ],
+            9 << 8 | 9,
+        ),
+        // 100.64/10 is not private for Go (nor by default here).
+        (&[v4(100, 64, 3, 4), v4(169, 254, 250, 1)], 250 << 8 | 1),
+        (&[v4(192, 167, 1, 1), v4(192, 168, 0, 0)], 0),
+    ];
+    for (addrs, go) in cases {
+        let node = PrivateIpv4::new()
+            .from_addrs(addrs.iter().copied())
+            .node(&Layout::SONYFLAKE);
+        assert_eq!(node, Ok(go), "{addrs:?}");
+    }
+    // IPv4-mapped IPv6 counts as IPv4 (Go's To4), in its place in the list.
+    let mapped = [
+        IpAddr::V6(v4(10, 9, 8, 7).to_ipv6_mapped()),
+        IpAddr::V4(v4(192, 168, 1, 1)),
+    ];
+    assert_eq!(
+        PrivateIpv4::new()
+            .from_ip_addrs(mapped)
+            .node(&Layout::SONYFLAKE),
+        Ok(8 << 8 | 7)
+    );
+}
+
+/// With the fallback, a host with no private IPv4 address takes the low node bits of its
+/// first `fc00::/7` address; any private IPv4 address, wherever listed, comes first; and
+/// without the fallback IPv6 addresses are never used.
+#[test]
+#[cfg(feature = "ip")]
+fn the_ipv6_fallback_takes_the_first_unique_local_address() {
+    let v6 = |s0, s6, s7| IpAddr::V6(Ipv6Addr::new(s0, 0x1234, 0, 0, 0, 0, s6, s7));
+    let addrs = [
+        IpAddr::V6(Ipv6Addr::LOCALHOST),
+        v6(0xfe80, 0x1111, 0x2222), // link-local: every interface has one
+        v6(0x2001, 0x3333, 0x4444), // global
+        IpAddr::V4(Ipv4Addr::new(203, 0, 113, 7)),
+        v6(0xfd00, 0xab, 0xcdef), // the first unique-local
+        v6(0xfc00, 0x5555, 0x6666),
+    ];
+    let src = PrivateIpv4::new().ipv6_fallback(true).from_ip_addrs(addrs);
+    assert_eq!(src.ip_address(), Ok(v6(0xfd00, 0xab, 0xcdef)));
+    assert_eq!(src.node(&Layout::SONYFLAKE), Ok(0xcdef));
+    assert_eq!(src.node(&Layout::TWITTER), Ok(0xcdef & 0x3ff));
+    // 32 node bits reach into the next group.
+    let wide = Layout::builder()
+        .time_bits(31)
+        .node_bits(32)
+        .sequence_bits(0)
+        .build()
+        .unwrap();
+    assert_eq!(src.node(&wide), Ok(0xab << 16 | 0xcdef));
+    assert_eq!(
+        src.describe(),
+        "the low bits of unique-local IPv6 address fd00:1234::ab:cdef"
+    );
+    // The IPv4 rule is unchanged: address() still says there is no private IPv4 address.
+    assert!(matches!(
+        src.address(),
+        Err(NodeError::NoPrivateIpv4 { .. })
+    ));
+    // A private IPv4 address anywhere in the list wins.
+    let mut with_v4 = addrs.to_vec();
+    with_v4.push(IpAddr::V4(Ipv4Addr::new(10, 0, 3, 4)));
+    let src = PrivateIpv4::new()
+        .ipv6_fallback(true)
+        .from_ip_addrs(with_v4.clone());
+    assert_eq!(src.node(&Layout::SONYFLAKE), Ok(3 << 8 | 4));
+    // Without the fallback: an error listing the IPv4 addresses seen.
+    let err = PrivateIpv4::new()
+        .from_ip_addrs(addrs)
+        .node(&Layout::SONYFLAKE)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        NodeError::NoPrivateIpv4 {
+            shared_allowed: false,
+            seen: vec![Ipv4Addr::new(203, 0, 113, 7)]
+        }
+    );
+}
+
+/// A host with neither kind of address is a typed error whose message gives both rules and
+/// every address seen.
+#[test]
+#[cfg(feature = "ip")]
+fn no_private_address_of_either_kind_says_both_rules_and_what_it_saw() {
+    let seen = [
+        IpAddr::V4(Ipv4Addr::new(100, 64, 0, 1)),
+        IpAddr::V6(Ipv6Addr::new(0xfe80, 0, 0, 0, 0, 0, 0, 1)),
+        IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1)),
+    ];
+    let err = PrivateIpv4::new()
+        .ipv6_fallback(true)
+        .from_ip_addrs(seen)
+        .node(&Layout::SONYFLAKE)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        NodeError::NoPrivateIp {
+            shared_allowed: false,
+            seen: seen.to_vec()
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "no private IPv4 address nor unique-local IPv6 address on any interface: a node number \
+         from an address needs an IPv4 one in 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16 \
+         (RFC 1918) or 169.254.0.0/16 (link-local) (100.64.0.0/10 only when asked: \
+         PrivateIpv4::allow_shared), or else an IPv6 one in fc00::/7 (unique local); seen: \
+         100.64.0.1, fe80::1, 2001:db8::1"
+    );
+    let nothing = PrivateIpv4::new()
+        .allow_shared(true)
+        .ipv6_fallback(true)
+        .from_ip_addrs([]);
+    assert_eq!(
+        nothing.describe(),
+        "the low bits of a private IPv4 or unique-local IPv6 address"
+    );
+    let none = nothing.node(&Layout::SONYFLAKE).unwrap_err();
+    assert_eq!(
+        none.to_string(),
+        "no private IPv4 address nor unique-local IPv6 address on any interface: a node number \
+         from an address needs an IPv4 one in 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16 \
+         (RFC 1918) or 169.254.0.0/16 (link-local) or 100.64.0.0/10 (shared address space), \
+         or else an IPv6 one in fc00::/7 (unique local); no address was seen"
+    );
+    let v4_only = PrivateIpv4::new()
+        .from_addrs([Ipv4Addr::new(100, 64, 0, 1)])
+        .node(&Layout::SONYFLAKE)
+        .unwrap_err();
+    assert_eq!(
+        v4_only.to_string(),
+        "no private IPv4 address on any interface: a node number from an address needs one in \
+         10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16 (RFC 1918) or 169.254.0.0/16 (link-local) \
+         (100.64.0.0/10 only when asked: PrivateIpv4::allow_shared); seen: 100.64.0.1"
     );
 }
 

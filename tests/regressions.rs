@@ -341,3 +341,133 @@ fn every_source_keeps_its_promises_through_the_trait() {
     assert!(!fenced.is_fenced() && !fenced.is_lost());
     assert_eq!(fenced.limit_unix_millis(), Some(NOW_MS + 60_000));
 }
+
+/// A clock whose exact reading comes back late once, as a thread's does when it is preempted
+/// between reading the clock and its CAS: when armed, the next `now_unix_nanos` takes its
+/// reading, lets another thread run `meanwhile` (move the clock on and mint), and only then
+/// returns the reading it took. Every exact reading is 100 µs after the one before: a clock
+/// that runs, so that a wait for the next tick ends.
+#[derive(Clone)]
+struct LateOnce {
+    time: ManualClock,
+    meanwhile: Arc<Mutex<Option<Meanwhile>>>,
+}
+
+/// What another thread does while a [`LateOnce`] reading is late.
+type Meanwhile = Box<dyn FnOnce() + Send>;
+
+impl LateOnce {
+    fn arm(&self, meanwhile: impl FnOnce() + Send + 'static) {
+        *self.meanwhile.lock().unwrap() = Some(Box::new(meanwhile));
+    }
+}
+
+impl Clock for LateOnce {
+    fn now_unix_nanos(&self) -> u64 {
+        let reading = self.time.now_unix_nanos();
+        self.time.advance(Duration::from_micros(100));
+        let meanwhile = self.meanwhile.lock().unwrap().take();
+        if let Some(meanwhile) = meanwhile {
+            std::thread::scope(|s| s.spawn(meanwhile).join().unwrap());
+        }
+        reading
+    }
+
+    fn recent_unix_nanos(&self) -> u64 {
+        self.time.now_unix_nanos()
+    }
+}
+
+/// A thread whose exact reading was taken before another thread moved the state 7 ms on
+/// lost its CAS and decided on that stale reading: `ClockBehind` (7 to 8 ms, past a 5 ms
+/// `max_wait`) although no clock stepped back. Under `Wait` the other thread minted a few IDs
+/// 7 ms later; under `Continue` it filled that tick, so the call must wait for the next one
+/// (`try_next_id`, which never waits, says `Exhausted`). A wait or a refusal is now decided
+/// on a reading taken after the state it is compared with.
+#[test]
+fn a_late_exact_reading_after_a_lost_cas_is_not_a_clock_behind() {
+    for blocking in [true, false] {
+        for (policy, others) in [(Rollback::Wait, 3), (Rollback::Continue, 1 << 12)] {
+            let clock = LateOnce {
+                time: frozen(),
+                meanwhile: Arc::new(Mutex::new(None)),
+            };
+            let gen = Arc::new(
+                Generator::builder(Layout::TWITTER)
+                    .clock(clock.clone())
+                    .on_rollback(policy)
+                    .max_wait(Duration::from_millis(5))
+                    .build()
+                    .unwrap(),
+            );
+            let first = gen.next_id().unwrap();
+            // The next state (a tick's second) reads the exact clock: that reading comes late.
+            let (other, time) = (Arc::downgrade(&gen), clock.time.clone());
+            let theirs = Arc::new(Mutex::new(Vec::new()));
+            let sink = Arc::clone(&theirs);
+            clock.arm(move || {
+                time.advance(Duration::from_millis(7));
+                let gen = other.upgrade().unwrap();
+                sink.lock()
+                    .unwrap()
+                    .extend(gen.try_next_ids(others).unwrap());
+            });
+            let case = format!("{policy:?}, blocking {blocking}");
+            let got = if blocking {
+                gen.next_id()
+            } else {
+                gen.try_next_id()
+            };
+            let theirs = theirs.lock().unwrap();
+            assert_eq!(theirs.len() as u64, others, "the other thread minted");
+            let ms = |id| Layout::TWITTER.decode(id).unix_millis();
+            assert!(ms(theirs[0]) >= NOW_MS + 7, "{case}: they minted 7 ms on");
+            if policy == Rollback::Continue && !blocking {
+                match got {
+                    Err(MintError::Exhausted { retry_after }) => {
+                        assert!(retry_after <= Duration::from_millis(1), "{case}")
+                    }
+                    other => panic!("{case}: their tick is full, yet {other:?}"),
+                }
+                continue;
+            }
+            let id = got.unwrap_or_else(|e| panic!("{case}: no clock stepped back, yet {e}"));
+            assert!(theirs.iter().all(|&t| first < t && t < id), "{case}");
+            // Continue: the other thread's tick is full, so the ID is in the next one.
+            let tick = if policy == Rollback::Wait { 0 } else { 1 };
+            assert_eq!(ms(id), ms(theirs[0]) + tick, "{case}");
+        }
+    }
+}
+
+/// A clock behind the last issued time by 7 ms when read, which caught up while the thread
+/// was preempted before deciding: the call gave up on that old reading (`ClockBehind`, past a
+/// 5 ms `max_wait`) although the clock was due by then. Before giving up, a blocked call now
+/// looks at the state and the clock again.
+#[test]
+fn a_clock_that_caught_up_after_the_reading_is_not_given_up_on() {
+    let clock = LateOnce {
+        time: frozen(),
+        meanwhile: Arc::new(Mutex::new(None)),
+    };
+    let gen = Generator::builder(Layout::TWITTER)
+        .clock(clock.clone())
+        .on_rollback(Rollback::Wait)
+        .max_wait(Duration::from_millis(5))
+        .build()
+        .unwrap();
+    clock.time.advance(Duration::from_millis(7));
+    let first = gen.next_id().unwrap();
+    // Stepped back 7 ms: truly behind when read, then back where it was before the decision.
+    clock.time.rewind(Duration::from_millis(7));
+    let time = clock.time.clone();
+    clock.arm(move || time.advance(Duration::from_millis(7)));
+    let id = gen
+        .next_id()
+        .unwrap_or_else(|e| panic!("the clock was due before the call gave up, yet {e}"));
+    assert!(id > first);
+    assert_eq!(
+        Layout::TWITTER.decode(id).unix_millis(),
+        Layout::TWITTER.decode(first).unix_millis()
+    );
+}

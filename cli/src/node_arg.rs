@@ -21,8 +21,8 @@ pub enum NodeFrom {
     /// The decimal number in the SNOWMINT_NODE environment variable.
     Env,
     /// The low node bits of the machine's first private IPv4 address, as Sonyflake does:
-    /// RFC 1918 (10/8, 172.16/12, 192.168/16), else link-local 169.254/16; 100.64/10 only
-    /// with --allow-shared. Unique only among machines whose addresses differ in those bits
+    /// the first listed in RFC 1918 (10/8, 172.16/12, 192.168/16) or link-local 169.254/16;
+    /// 100.64/10 only with --allow-shared. Unique only among machines whose addresses differ in those bits
     /// (one /22 for Twitter's 10).
     Ip,
     /// The trailing number of the host name, as a Kubernetes StatefulSet's pod `web-3` has.

@@ -101,7 +101,7 @@ fn two_threads_two_ids_one_of_them_ticking() {
 #[test]
 fn two_threads_two_ids_a_third_actor_ticking() {
     let mut builder = loom::model::Builder::new();
-    // At 4 preemptions: 133 k interleavings, ~16 s here (2 vCPUs, load ~7). An earlier
+    // At 4 preemptions: 216 k interleavings, ~22 s here (2 vCPUs, load ~13). An earlier
     // version of the generator, with fewer clock reads, took 1.46 M (200 s) unbounded and 34 k
     // at 4; unbounded it is now more (not measured again). `LOOM_MAX_PREEMPTIONS` overrides
     // the default of 4.

@@ -248,6 +248,9 @@ impl<C: Clock> Minter<C> {
         let start = Instant::now();
         let mut waiter = Waiter::new();
         let mut waiting = None;
+        // Whether `blocked` was found after `start`: the first was found before, and this
+        // thread may have been preempted since, so that its reading lags the clock.
+        let mut found_since_start = false;
         loop {
             let Blocked::Wait {
                 until_tick,
@@ -259,6 +262,15 @@ impl<C: Clock> Minter<C> {
             };
             let remaining_wait = self.nanos_until(until_tick, now_nanos);
             if remaining_wait > timeout.saturating_sub(start.elapsed()) {
+                if !found_since_start {
+                    // Give up only on a state and a reading taken after the wait began.
+                    found_since_start = true;
+                    match self.attempt(cell, n) {
+                        Ok(taken) => return Ok(taken),
+                        Err(b) => blocked = b,
+                    }
+                    continue;
+                }
                 return Err(self.gave_up(blocked, waiting, start));
             }
             if waiting.is_none() {
@@ -271,6 +283,7 @@ impl<C: Clock> Minter<C> {
                 waiting = Some(reason);
             }
             waiter.wait(remaining_wait);
+            found_since_start = true;
             match self.attempt(cell, n) {
                 Ok(taken) => {
                     if let Some(reason) = waiting {
@@ -303,6 +316,9 @@ impl<C: Clock> Minter<C> {
         let mut current = cell.get();
         let mut exact = current.wrapping_add(1) & self.refresh_mask == 0;
         let (mut now_nanos, mut now) = self.read_clock(&mut exact)?;
+        // Whether the reading was taken after `current` was loaded, as a wait or a refusal
+        // must be: a lost CAS hands over a newer state.
+        let mut after_state = true;
         let mut doublings = 0;
         loop {
             match step(current, now, n, &self.rules) {
@@ -321,15 +337,20 @@ impl<C: Clock> Minter<C> {
                     Ok(()) => return Ok((first, last, now)),
                     Err(actual) => {
                         current = actual;
+                        // The reading predates `actual` (this thread may have been preempted
+                        // since): no wait nor refusal may be decided on it.
+                        after_state = false;
                         for _ in 0..(1_u32 << doublings) {
                             spin_loop();
                         }
                         doublings = (doublings + 1).min(SPIN_DOUBLINGS);
                     }
                 },
-                Step::Wait { .. } if !exact => {
-                    // The cheap reading may lag: ask the exact clock before blocking.
+                Step::Wait { .. } if !exact || !after_state => {
+                    // The cheap reading may lag, and one from before a lost CAS is older than
+                    // the state: ask the exact clock before blocking.
                     exact = true;
+                    after_state = true;
                     (now_nanos, now) = self.read_clock(&mut exact)?;
                 }
                 Step::Wait { until_tick, behind } => {

@@ -1,7 +1,7 @@
 //! [`NodeError`]: why a node number could not be found or was refused.
 
 use core::fmt;
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr};
 
 /// Why a [`NodeSource`](super::NodeSource) gave no usable node number.
 ///
@@ -52,6 +52,25 @@ pub enum NodeError {
         shared_allowed: bool,
         /// The IPv4 addresses that were seen (none of them private).
         seen: Vec<Ipv4Addr>,
+    },
+    /// No interface has a private IPv4 address nor a unique-local IPv6 one (`fc00::/7`), with
+    /// `PrivateIpv4::ipv6_fallback` (feature `ip`).
+    ///
+    /// ```
+    /// use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    /// use snowmint::node::NodeError;
+    /// let err = NodeError::NoPrivateIp {
+    ///     shared_allowed: false,
+    ///     seen: vec![IpAddr::V4(Ipv4Addr::new(203, 0, 113, 7)), IpAddr::V6(Ipv6Addr::LOCALHOST)],
+    /// };
+    /// assert!(err.to_string().contains("or else an IPv6 one in fc00::/7 (unique local)"));
+    /// assert!(err.to_string().ends_with("seen: 203.0.113.7, ::1"));
+    /// ```
+    NoPrivateIp {
+        /// Whether 100.64.0.0/10 (shared address space) was accepted too.
+        shared_allowed: bool,
+        /// The addresses that were seen (none of them private or unique-local).
+        seen: Vec<IpAddr>,
     },
     /// The interfaces could not be listed.
     Interfaces {
@@ -111,26 +130,22 @@ impl fmt::Display for NodeError {
                 seen,
             } => {
                 f.write_str(
-                    "no private IPv4 address on any interface: a node number from an address needs one in \
-                     10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16 (RFC 1918) or 169.254.0.0/16 (link-local)",
+                    "no private IPv4 address on any interface: a node number from an address needs one in ",
                 )?;
-                if *shared_allowed {
-                    f.write_str(" or 100.64.0.0/10 (shared address space)")?;
-                } else {
-                    f.write_str("; 100.64.0.0/10 is accepted only when asked (PrivateIpv4::allow_shared)")?;
-                }
-                if seen.is_empty() {
-                    f.write_str("; no IPv4 address was seen")
-                } else {
-                    f.write_str("; seen: ")?;
-                    for (i, a) in seen.iter().enumerate() {
-                        if i > 0 {
-                            f.write_str(", ")?;
-                        }
-                        write!(f, "{a}")?;
-                    }
-                    Ok(())
-                }
+                ipv4_rule(f, *shared_allowed)?;
+                seen_list(f, seen, "no IPv4 address was seen")
+            }
+            NodeError::NoPrivateIp {
+                shared_allowed,
+                seen,
+            } => {
+                f.write_str(
+                    "no private IPv4 address nor unique-local IPv6 address on any interface: a node \
+                     number from an address needs an IPv4 one in ",
+                )?;
+                ipv4_rule(f, *shared_allowed)?;
+                f.write_str(", or else an IPv6 one in fc00::/7 (unique local)")?;
+                seen_list(f, seen, "no address was seen")
             }
             NodeError::Interfaces { reason } => {
                 write!(f, "could not list network interfaces for a private IPv4 address: {reason}")
@@ -156,6 +171,33 @@ impl fmt::Display for NodeError {
             ),
         }
     }
+}
+
+/// The IPv4 ranges a node number from an address accepts.
+fn ipv4_rule(f: &mut fmt::Formatter<'_>, shared_allowed: bool) -> fmt::Result {
+    f.write_str(
+        "10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16 (RFC 1918) or 169.254.0.0/16 (link-local)",
+    )?;
+    if shared_allowed {
+        f.write_str(" or 100.64.0.0/10 (shared address space)")
+    } else {
+        f.write_str(" (100.64.0.0/10 only when asked: PrivateIpv4::allow_shared)")
+    }
+}
+
+/// `; seen: a, b` (or `; {none}` for an empty list).
+fn seen_list<A: fmt::Display>(f: &mut fmt::Formatter<'_>, seen: &[A], none: &str) -> fmt::Result {
+    if seen.is_empty() {
+        return write!(f, "; {none}");
+    }
+    f.write_str("; seen: ")?;
+    for (i, a) in seen.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "{a}")?;
+    }
+    Ok(())
 }
 
 /// The longest part of a value a message quotes, in characters.

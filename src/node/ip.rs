@@ -1,26 +1,38 @@
-//! [`PrivateIpv4`]: the node number from the low bits of a private IPv4 address.
+//! [`PrivateIpv4`]: the node number from the low bits of a private IPv4 address, or of a
+//! unique-local IPv6 one as a fallback.
 
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use super::{NodeError, NodeSource};
 use crate::layout::Layout;
 
 /// The low bits of this host's first private IPv4 address, as many as the layout has node
-/// bits (all 32 if it has more): Sonyflake's default machine ID.
+/// bits (all 32 if it has more): Sonyflake's default machine ID, chosen as Sonyflake chooses
+/// it.
 ///
 /// Private means RFC 1918 (`10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16`) or link-local
-/// (`169.254.0.0/16`); `100.64.0.0/10` (shared address space, used by carrier-grade NAT and
-/// by some container networks) only after [`allow_shared`](Self::allow_shared). Addresses
-/// are taken in the order the operating system lists the interfaces, link-local ones only
-/// if there is no other. A host without any is an error ([`NodeError::NoPrivateIpv4`]),
-/// never a silent node 0.
+/// (`169.254.0.0/16`), as in Sonyflake's `isPrivateIPv4`; `100.64.0.0/10` (shared address
+/// space, used by carrier-grade NAT and by some container networks) only after
+/// [`allow_shared`](Self::allow_shared), a snowmint addition. The first private address in the
+/// order the operating system lists them wins, link-local or not, as in Sonyflake's
+/// `lower16BitPrivateIP`: `169.254.1.2` listed before `10.1.2.3` gives `1 << 8 | 2` = 258.
+/// An IPv4-mapped IPv6 address (`::ffff:10.1.2.3`) counts as its IPv4 address, as Go's
+/// `To4` makes it. A host without any is an error ([`NodeError::NoPrivateIpv4`]), never a
+/// silent node 0.
+///
+/// With [`ipv6_fallback`](Self::ipv6_fallback), a host with no private IPv4 address takes
+/// the low bits of its first unique-local IPv6 address (`fc00::/7`) instead, as snowflake_me
+/// does (it takes the last two 16-bit groups; it also accepts link-local `fe80::/10`, which
+/// every IPv6 interface has, and snowmint does not); then a host with neither is
+/// [`NodeError::NoPrivateIp`].
 ///
 /// # What it guarantees, and what not
 /// Two hosts get different numbers only if their addresses differ in those low bits: true
 /// for hosts of one subnet no larger than the node range (a /16 for Sonyflake's 16 bits, a
 /// /22 for Twitter's 10). It does **not** hold across subnets: Kubernetes gives each node a
 /// pod range, and pods `10.1.0.5` and `10.2.0.5` share their low 16 bits (sony/sonyflake#63).
-/// Link-local addresses are chosen at random and may collide. Prefer a StatefulSet ordinal
+/// Link-local addresses are chosen at random and may collide; so may IPv6 interface
+/// identifiers, which are random or derived from a MAC address. Prefer a StatefulSet ordinal
 /// or a Redis lease for fleets.
 ///
 /// ```
@@ -34,16 +46,20 @@ use crate::layout::Layout;
 /// assert_eq!(source.node(&Layout::TWITTER)?, (3 << 8 | 200) & 1023);
 /// // 100.64.0.9 comes first once shared addresses are accepted.
 /// assert_eq!(PrivateIpv4::new().allow_shared(true).from_addrs(addrs).node(&Layout::TWITTER)?, 9);
+/// // As Sonyflake: the first private address, even a link-local one.
+/// let go = PrivateIpv4::new().from_addrs([Ipv4Addr::new(169, 254, 1, 2), Ipv4Addr::new(10, 1, 2, 3)]);
+/// assert_eq!(go.node(&Layout::SONYFLAKE)?, 258);
 /// # Ok::<(), NodeError>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct PrivateIpv4 {
     allow_shared: bool,
-    addrs: Option<Vec<Ipv4Addr>>,
+    ipv6_fallback: bool,
+    addrs: Option<Vec<IpAddr>>,
 }
 
 impl PrivateIpv4 {
-    /// Reads the host's interfaces; `100.64.0.0/10` not accepted.
+    /// Reads the host's interfaces; `100.64.0.0/10` not accepted, no IPv6 fallback.
     ///
     /// ```no_run
     /// use snowmint::node::{NodeSource, PrivateIpv4};
@@ -68,7 +84,24 @@ impl PrivateIpv4 {
         self
     }
 
-    /// Uses these addresses, in this order, instead of the host's interfaces.
+    /// Whether a host with no private IPv4 address takes the low bits of its first
+    /// unique-local IPv6 address (`fc00::/7`) instead (default: no, as Sonyflake).
+    ///
+    /// ```
+    /// use std::net::{IpAddr, Ipv6Addr};
+    /// use snowmint::node::{NodeSource, PrivateIpv4};
+    /// let v6_only = [IpAddr::V6(Ipv6Addr::new(0xfd12, 0x3456, 0x789a, 1, 0, 0, 0xab, 0xcdef))];
+    /// assert!(PrivateIpv4::new().from_ip_addrs(v6_only).node(&snowmint::Layout::SONYFLAKE).is_err());
+    /// let fallback = PrivateIpv4::new().ipv6_fallback(true).from_ip_addrs(v6_only);
+    /// assert_eq!(fallback.node(&snowmint::Layout::SONYFLAKE)?, 0xcdef);
+    /// # Ok::<(), snowmint::node::NodeError>(())
+    /// ```
+    pub fn ipv6_fallback(mut self, fallback: bool) -> Self {
+        self.ipv6_fallback = fallback;
+        self
+    }
+
+    /// Uses these IPv4 addresses, in this order, instead of the host's interfaces.
     ///
     /// ```
     /// use std::net::Ipv4Addr;
@@ -80,12 +113,31 @@ impl PrivateIpv4 {
     /// assert!(matches!(err, NodeError::NoPrivateIpv4 { .. }));
     /// assert!(err.to_string().ends_with("seen: 127.0.0.1, 203.0.113.7"));
     /// ```
-    pub fn from_addrs(mut self, addrs: impl IntoIterator<Item = Ipv4Addr>) -> Self {
+    pub fn from_addrs(self, addrs: impl IntoIterator<Item = Ipv4Addr>) -> Self {
+        self.from_ip_addrs(addrs.into_iter().map(IpAddr::V4))
+    }
+
+    /// Uses these addresses, IPv4 and IPv6 in one list in this order, instead of the host's
+    /// interfaces.
+    ///
+    /// ```
+    /// use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    /// use snowmint::node::PrivateIpv4;
+    /// let addrs = [
+    ///     IpAddr::V6(Ipv6Addr::new(0xfd00, 0, 0, 0, 0, 0, 0, 7)),
+    ///     IpAddr::V4(Ipv4Addr::new(172, 16, 0, 9)),
+    /// ];
+    /// // Any private IPv4 address comes before the IPv6 fallback, wherever it is listed.
+    /// let a = PrivateIpv4::new().ipv6_fallback(true).from_ip_addrs(addrs).ip_address()?;
+    /// assert_eq!(a, IpAddr::V4(Ipv4Addr::new(172, 16, 0, 9)));
+    /// # Ok::<(), snowmint::node::NodeError>(())
+    /// ```
+    pub fn from_ip_addrs(mut self, addrs: impl IntoIterator<Item = IpAddr>) -> Self {
         self.addrs = Some(addrs.into_iter().collect());
         self
     }
 
-    /// The first private address, or why there is none.
+    /// The first private IPv4 address, or why there is none (the IPv6 fallback aside).
     ///
     /// ```
     /// use std::net::Ipv4Addr;
@@ -95,60 +147,128 @@ impl PrivateIpv4 {
     /// # Ok::<(), snowmint::node::NodeError>(())
     /// ```
     pub fn address(&self) -> Result<Ipv4Addr, NodeError> {
-        let seen = match &self.addrs {
-            Some(list) => list.clone(),
-            None => system_ipv4()?,
-        };
-        // Link-local addresses are self-assigned per link: a last resort.
-        seen.iter()
-            .copied()
-            .find(|&a| is_private(a, self.allow_shared) && !a.is_link_local())
-            .or_else(|| seen.iter().copied().find(|a| a.is_link_local()))
-            .ok_or(NodeError::NoPrivateIpv4 {
+        let seen = self.seen()?;
+        first_private_ipv4(&seen, self.allow_shared).ok_or_else(|| NodeError::NoPrivateIpv4 {
+            shared_allowed: self.allow_shared,
+            seen: seen.iter().filter_map(|&a| as_ipv4(a)).collect(),
+        })
+    }
+
+    /// The address the node number comes from: the first private IPv4 address, else, with
+    /// [`ipv6_fallback`](Self::ipv6_fallback), the first unique-local IPv6 address; or why
+    /// there is none.
+    ///
+    /// ```
+    /// use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    /// use snowmint::node::{NodeError, PrivateIpv4};
+    /// let addrs = [
+    ///     IpAddr::V6(Ipv6Addr::new(0xfe80, 0, 0, 0, 0, 0, 0, 1)), // link-local: not taken
+    ///     IpAddr::V6(Ipv6Addr::new(0xfc00, 0, 0, 0, 0, 0, 0, 2)),
+    /// ];
+    /// let a = PrivateIpv4::new().ipv6_fallback(true).from_ip_addrs(addrs).ip_address()?;
+    /// assert_eq!(a, IpAddr::V6(Ipv6Addr::new(0xfc00, 0, 0, 0, 0, 0, 0, 2)));
+    /// let none = PrivateIpv4::new().ipv6_fallback(true).from_ip_addrs([]).ip_address();
+    /// assert!(matches!(none, Err(NodeError::NoPrivateIp { .. })));
+    /// # Ok::<(), NodeError>(())
+    /// ```
+    pub fn ip_address(&self) -> Result<IpAddr, NodeError> {
+        let seen = self.seen()?;
+        if let Some(a) = first_private_ipv4(&seen, self.allow_shared) {
+            return Ok(IpAddr::V4(a));
+        }
+        if !self.ipv6_fallback {
+            return Err(NodeError::NoPrivateIpv4 {
+                shared_allowed: self.allow_shared,
+                seen: seen.iter().filter_map(|&a| as_ipv4(a)).collect(),
+            });
+        }
+        first_unique_local(&seen)
+            .map(IpAddr::V6)
+            .ok_or(NodeError::NoPrivateIp {
                 shared_allowed: self.allow_shared,
                 seen,
             })
+    }
+
+    /// The given addresses, or the host's.
+    fn seen(&self) -> Result<Vec<IpAddr>, NodeError> {
+        match &self.addrs {
+            Some(list) => Ok(list.clone()),
+            None => system_ips(),
+        }
     }
 }
 
 impl NodeSource for PrivateIpv4 {
     fn read(&self, layout: &Layout) -> Result<u64, NodeError> {
-        let addr = u64::from(u32::from(self.address()?));
-        Ok(addr & layout.max_node())
+        let low_bits = match self.ip_address()? {
+            IpAddr::V4(a) => u64::from(u32::from(a)),
+            // The low 64 bits (the interface identifier); the node takes its low bits.
+            IpAddr::V6(a) => u128::from(a) as u64,
+        };
+        Ok(low_bits & layout.max_node())
     }
 
     fn describe(&self) -> String {
-        match self.address() {
-            Ok(a) => format!("the low bits of private IPv4 address {a}"),
+        match self.ip_address() {
+            Ok(IpAddr::V4(a)) => format!("the low bits of private IPv4 address {a}"),
+            Ok(IpAddr::V6(a)) => format!("the low bits of unique-local IPv6 address {a}"),
+            Err(_) if self.ipv6_fallback => {
+                "the low bits of a private IPv4 or unique-local IPv6 address".to_string()
+            }
             Err(_) => "the low bits of a private IPv4 address".to_string(),
         }
     }
 }
 
-/// RFC 1918, link-local, and 100.64/10 when `shared`.
+/// The first of `seen` that is a private IPv4 address (or an IPv4-mapped IPv6 one), as
+/// Sonyflake's `privateIPv4` picks it.
+fn first_private_ipv4(seen: &[IpAddr], shared: bool) -> Option<Ipv4Addr> {
+    seen.iter()
+        .filter_map(|&a| as_ipv4(a))
+        .find(|&a| is_private(a, shared))
+}
+
+/// The first of `seen` in `fc00::/7`.
+fn first_unique_local(seen: &[IpAddr]) -> Option<Ipv6Addr> {
+    seen.iter().find_map(|&a| match a {
+        IpAddr::V6(a) if is_unique_local(a) => Some(a),
+        _ => None,
+    })
+}
+
+/// `a` as an IPv4 address, if it is one or an IPv4-mapped IPv6 one (Go's `To4`).
+fn as_ipv4(a: IpAddr) -> Option<Ipv4Addr> {
+    match a {
+        IpAddr::V4(a) => Some(a),
+        IpAddr::V6(a) => a.to_ipv4_mapped(),
+    }
+}
+
+/// RFC 1918, link-local, and 100.64/10 when `shared`: Sonyflake's `isPrivateIPv4`, plus the
+/// opt-in.
 fn is_private(a: Ipv4Addr, shared: bool) -> bool {
     let [o0, o1, ..] = a.octets();
     a.is_private() || a.is_link_local() || (shared && o0 == 100 && (o1 & 0xc0) == 64)
 }
 
-/// The host's IPv4 addresses in interface order.
-fn system_ipv4() -> Result<Vec<Ipv4Addr>, NodeError> {
+/// `fc00::/7`, unique local addresses (RFC 4193).
+fn is_unique_local(a: Ipv6Addr) -> bool {
+    a.segments()[0] & 0xfe00 == 0xfc00
+}
+
+/// The host's addresses in the order the operating system lists them.
+fn system_ips() -> Result<Vec<IpAddr>, NodeError> {
     let ifaces = if_addrs::get_if_addrs().map_err(|e| NodeError::Interfaces {
         reason: e.to_string(),
     })?;
-    Ok(ifaces
-        .iter()
-        .filter_map(|i| match i.ip() {
-            std::net::IpAddr::V4(a) => Some(a),
-            std::net::IpAddr::V6(_) => None,
-        })
-        .collect())
+    Ok(ifaces.iter().map(|i| i.ip()).collect())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::is_private;
-    use std::net::Ipv4Addr;
+    use super::{is_private, is_unique_local};
+    use std::net::{Ipv4Addr, Ipv6Addr};
 
     #[test]
     fn private_ranges_have_exact_edges() {
@@ -184,5 +304,17 @@ mod tests {
         assert!(is_private(Ipv4Addr::new(100, 127, 255, 255), true));
         assert!(!is_private(Ipv4Addr::new(100, 63, 255, 255), true));
         assert!(!is_private(Ipv4Addr::new(100, 128, 0, 0), true));
+    }
+
+    #[test]
+    fn unique_local_is_fc00_slash_7_exactly() {
+        let seg = |s0| Ipv6Addr::new(s0, 0, 0, 0, 0, 0, 0, 1);
+        for s0 in [0xfc00, 0xfcff, 0xfd00, 0xfdff] {
+            assert!(is_unique_local(seg(s0)), "{s0:x}");
+        }
+        for s0 in [0xfbff, 0xfe00, 0xfe80, 0xff02, 0x2001, 0] {
+            assert!(!is_unique_local(seg(s0)), "{s0:x}");
+        }
+        assert!(!is_unique_local(Ipv6Addr::LOCALHOST));
     }
 }

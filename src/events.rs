@@ -481,16 +481,27 @@ pub(crate) fn lease_acquired(
     #[cfg(feature = "tracing")]
     {
         let (unit_ms, sequence_bits) = layout_fields(layout);
-        tracing::info!(
-            target: "snowmint",
-            unit_ms,
-            sequence_bits,
-            backend,
-            namespace,
-            node,
-            mark_unix_millis,
-            "leased a node"
-        );
+        if backend == "etcd" {
+            tracing::info!(
+                target: "snowmint",
+                unit_ms,
+                sequence_bits,
+                namespace,
+                node,
+                mark_unix_millis,
+                "leased a node from etcd"
+            );
+        } else {
+            tracing::info!(
+                target: "snowmint",
+                unit_ms,
+                sequence_bits,
+                namespace,
+                node,
+                mark_unix_millis,
+                "leased a node from Redis"
+            );
+        }
     }
 }
 

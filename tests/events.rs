@@ -664,9 +664,22 @@ fn redis_fence_lost_for_real() {
     let started = std::time::Instant::now();
     let mut node = 0;
     let (metrics, events) = observe(|| {
-        let gen = lease
-            .acquire(Generator::builder(Layout::TWITTER).clock(clock.clone()))
-            .unwrap();
+        // The forgetting rule: the first ID comes one TTL plus the margin after the claim,
+        // on the generator's clock. Another thread moves the manual clock on meanwhile.
+        let acquired = std::sync::atomic::AtomicBool::new(false);
+        let gen = std::thread::scope(|s| {
+            s.spawn(|| {
+                while !acquired.load(std::sync::atomic::Ordering::Relaxed) {
+                    clock.advance(Duration::from_secs(10));
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            });
+            let gen = lease
+                .acquire(Generator::builder(Layout::TWITTER).clock(clock.clone()))
+                .unwrap();
+            acquired.store(true, std::sync::atomic::Ordering::Relaxed);
+            gen
+        });
         node = gen.node();
         for _ in 0..100 {
             gen.next_id().unwrap();

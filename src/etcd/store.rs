@@ -120,12 +120,7 @@ impl EtcdStore {
     fn try_claim(&mut self, node: u64, id: i64) -> Result<Option<Claimed>, LeaseError> {
         let (holder, mark) = (self.holder_key(node), self.mark_key(node));
         let body = json!({
-            "compare": [{
-                "key": base64::encode(holder.as_bytes()),
-                "result": "EQUAL",
-                "target": "CREATE",
-                "create_revision": "0",
-            }],
+            "compare": [created_at(&holder, 0)],
             "success": [
                 { "request_put": {
                     "key": base64::encode(holder.as_bytes()),
@@ -208,12 +203,7 @@ impl Store for EtcdStore {
             "value": base64::encode(format!("{want_unix_millis} {}", self.owner).as_bytes()),
         } });
         let body = json!({
-            "compare": [{
-                "key": base64::encode(holder.as_bytes()),
-                "result": "EQUAL",
-                "target": "CREATE",
-                "create_revision": token.to_string(),
-            }],
+            "compare": [created_at(&holder, token)],
             "success": if raise { vec![put] } else { Vec::new() },
             "failure": [],
         });
@@ -240,12 +230,7 @@ impl Store for EtcdStore {
             None => json!({ "request_delete_range": { "key": base64::encode(mark.as_bytes()) } }),
         };
         let body = json!({
-            "compare": [{
-                "key": base64::encode(holder.as_bytes()),
-                "result": "EQUAL",
-                "target": "CREATE",
-                "create_revision": token.to_string(),
-            }],
+            "compare": [created_at(&holder, token)],
             "success": [
                 leave,
                 { "request_delete_range": { "key": base64::encode(holder.as_bytes()) } },
@@ -266,6 +251,16 @@ impl Store for EtcdStore {
     fn token(&self) -> Option<u64> {
         self.held.map(|(_, token)| token)
     }
+}
+
+/// A transaction's condition: `key` was created at `revision` (0: it does not exist).
+fn created_at(key: &str, revision: u64) -> Value {
+    json!({
+        "key": base64::encode(key.as_bytes()),
+        "result": "EQUAL",
+        "target": "CREATE",
+        "create_revision": revision.to_string(),
+    })
 }
 
 /// The key after every key with `prefix` (etcd's `range_end` for a prefix).

@@ -2,7 +2,7 @@
 //! [`Store`], and applies the forgetting rule when the store no longer holds the node.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::error::LeaseError;
 use super::store::Store;
@@ -59,7 +59,7 @@ impl<S: Store> LeaseKeeper<S> {
     /// The lease was not held any more (it expired, or the store lost it): claim the same
     /// node back if it is free, and mint again only after the forgetting rule's wait and
     /// after whoever held it meanwhile.
-    fn take_back(&mut self) -> Renewal {
+    fn take_back(&mut self, now_nanos: u64, since: Instant) -> Renewal {
         let node = self.node;
         let claim = match self.store.claim(node, node) {
             Ok(c) => c,
@@ -70,8 +70,10 @@ impl<S: Store> LeaseKeeper<S> {
                 "its lease lapsed and another owner holds node {node} now"
             ))));
         };
-        // Read after the claim returned: the rule counts from the claim.
-        let claimed = crate::clock::system_unix_nanos();
+        // After the claim returned, on the source's clock (read before the renewal began,
+        // plus the time the calls took): the rule counts from the claim.
+        let took = u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let claimed = now_nanos.saturating_add(took);
         let theirs = claim.mark.filter(|_| !claim.mark_is_ours);
         let floor = forgetting_floor(claimed, self.ttl, self.margin).max(theirs.unwrap_or(0));
         crate::events::lease_taken_back(node, floor);
@@ -96,9 +98,10 @@ impl<S: Store> LeaseKeeper<S> {
 
 impl<S: Store> Keeper for LeaseKeeper<S> {
     fn renew(&mut self, now_nanos: u64) -> Renewal {
+        let since = Instant::now();
         match self.renew_at(now_nanos) {
             Ok(Some(held)) => held,
-            Ok(None) => self.take_back(),
+            Ok(None) => self.take_back(now_nanos, since),
             Err(e) => Renewal::Failed(Arc::new(e)),
         }
     }

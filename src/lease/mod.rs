@@ -314,19 +314,16 @@ impl<B: Backend> Lease<B> {
                 last,
                 ttl: self.ttl,
             })?;
-        // Read after the claim returned: the forgetting rule counts from the claim.
-        let claimed = crate::clock::system_unix_nanos();
         let node = claim.node;
         crate::events::lease_acquired(&layout, B::NAME, &self.namespace, node, claim.mark);
-        let floor = forgetting_floor(claimed, self.ttl, margin);
         let mut keeper = LeaseKeeper {
             store,
             node,
             ttl: self.ttl,
             margin,
-            floor: Some(floor.max(claim.mark.unwrap_or(0))),
+            floor: claim.mark,
         };
-        match self.start(builder.node(node), &mut keeper, claim.mark, floor) {
+        match self.start(builder.node(node), &mut keeper, claim.mark) {
             Ok((source, first)) => Ok(Fenced::start_with(
                 source,
                 node,
@@ -342,26 +339,33 @@ impl<B: Backend> Lease<B> {
         }
     }
 
-    /// Builds the source after the floor, waits for its clock to pass the node's mark and
+    /// Builds the source after the node's mark, waits for its clock to pass the mark and
     /// the forgetting rule's floor (holding the lease meanwhile), and records the first
-    /// window.
+    /// window, which admits only IDs after both.
     fn start<S: SourceBuilder, T: Store>(
         &self,
         builder: S,
         keeper: &mut LeaseKeeper<T>,
         mark: Option<u64>,
-        floor: u64,
     ) -> Result<(S::Source, Renewal), LeaseError> {
         let node = keeper.node;
         let layout = *builder.layout();
-        let start = floor.max(mark.unwrap_or(0));
-        let builder = match resume_after(&layout, start)? {
+        let builder = match mark
+            .map(|m| resume_after(&layout, m))
+            .transpose()?
+            .flatten()
+        {
             Some(after) => builder.start_after(after),
             None => builder,
         };
         let source = builder
             .build()
             .map_err(|e| LeaseError::Build(Arc::new(e)))?;
+        // Read after the claim returned, on the clock the IDs are stamped with: the
+        // forgetting rule counts from the claim.
+        let claimed = source.clock().now_unix_nanos();
+        let floor = forgetting_floor(claimed, self.ttl, keeper.margin).max(mark.unwrap_or(0));
+        keeper.floor = Some(floor);
         if let Some(mark) = mark {
             let ahead = behind(&source, mark);
             if ahead > self.max_wait {
@@ -375,7 +379,7 @@ impl<B: Backend> Lease<B> {
         }
         // The rule's wait is TTL + margin by construction; the mark may add `max_wait`.
         let bound = self.ttl + keeper.margin + self.max_wait;
-        let waited = wait_past(&source, start, bound, self.ttl / 3, || {
+        let waited = wait_past(&source, floor, bound, self.ttl / 3, || {
             // Hold the lease while waiting, the mark unchanged.
             match keeper.store.renew(0) {
                 Ok(Some(_)) => Ok(()),
@@ -388,14 +392,25 @@ impl<B: Backend> Lease<B> {
             Err(behind) => {
                 return Err(LeaseError::MarkAhead {
                     node,
-                    mark_unix_millis: start,
+                    mark_unix_millis: floor,
                     max_wait: bound,
                     cause: MintError::ClockBehind { behind },
                 })
             }
         }
         match keeper.renew(source.clock().now_unix_nanos()) {
-            held @ Renewal::Held { .. } => Ok((source, held)),
+            Renewal::Held {
+                limit_unix_millis,
+                valid_until_nanos,
+                floor_unix_millis,
+            } => Ok((
+                source,
+                Renewal::Held {
+                    limit_unix_millis,
+                    valid_until_nanos,
+                    floor_unix_millis: floor_unix_millis.max(Some(floor)),
+                },
+            )),
             Renewal::Failed(cause) | Renewal::Lost(cause) => {
                 match cause.downcast_ref::<LeaseError>() {
                     Some(e) => Err(e.clone()),

@@ -507,10 +507,7 @@ fn layout_label(layout: &Layout) -> &'static str {
 /// left before its time field runs out, and warns, once per layout and process, when that is
 /// less than `margin`.
 #[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
-#[cfg_attr(
-    not(any(feature = "metrics", feature = "tracing")),
-    allow(unused_variables)
-)]
+#[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
 pub(crate) fn layout_in_use(layout: &Layout, now_unix_nanos: u64, margin: Duration) {
     #[cfg(any(feature = "metrics", feature = "tracing"))]
     {

@@ -69,6 +69,15 @@ impl<C: Clock> Minter<C> {
         }
     }
 
+    /// Until when (Unix milliseconds) the fence lets the source mint without another
+    /// renewal: `None` for a fixed node.
+    pub fn fence_limit_unix_millis(&self) -> Option<u64> {
+        match self {
+            Minter::Fixed(_) => None,
+            Minter::Leased { gen, .. } => gen.limit_unix_millis(),
+        }
+    }
+
     /// Whether minting works now.
     pub fn health(&self) -> Health {
         match self {

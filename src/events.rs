@@ -3,7 +3,7 @@
 //! emits a trace event (feature `tracing`). With both features off every function is an
 //! empty `#[inline(always)]` body and compiles to nothing. None is called per ID: only from
 //! the cold paths (a blocked call's wait, an error returned, the overflow shard, a shard
-//! taken or given back, a fence renewal, a lease).
+//! taken or given back, a fence renewal, a lease, a source built, a clock re-anchored).
 //!
 //! Each rare thing is recorded once: a call that waits records one wait (however many
 //! times it re-checks), a clock found behind is recorded once per call (when its wait starts,
@@ -23,6 +23,12 @@
 //! | `snowmint_lease_acquisitions_total` | counter | `namespace` | a Redis lease took a node |
 //! | `snowmint_lease_node` | gauge | `namespace` | the node number it took (the latest) |
 //! | `snowmint_fence_renewals_total` | counter | `outcome` = `held` / `failed` / `lost` | a fenced source's keeper answered a renewal |
+//! | `snowmint_layout_seconds_left` | gauge | `layout` | a source was built: the time left before its layout expires |
+//! | `snowmint_clock_offset_seconds` | gauge | | a `TscClock` re-anchored: the wall clock minus the TSC reading |
+//! | `snowmint_clock_step_max_seconds` | gauge | | a re-anchor: the largest step one took in this process |
+//! | `snowmint_clock_cheap_age_seconds` | histogram | | a mint found the cheap reading late: its age |
+//!
+//! [`describe_metrics`] gives each family its HELP text and unit.
 //!
 //! Trace events (target `snowmint`): a wait for the next tick (or, async, for the fence)
 //! that starts is `debug`, the clock found behind is `warn` when the call waits for it and

@@ -98,7 +98,11 @@ fn chromium_renders_the_node_and_a_nonzero_rate() {
     // A screenshot renders too (the docs' picture is made this way).
     if let Some(path) = std::env::var_os("SNOWMINT_STATUS_SCREENSHOT") {
         let arg = format!("--screenshot={}", PathBuf::from(path).display());
-        headless(&chromium, &url, &[&arg, "--window-size=760,560", "--hide-scrollbars"]);
+        headless(
+            &chromium,
+            &url,
+            &[&arg, "--window-size=760,560", "--hide-scrollbars"],
+        );
     }
     server.stop();
 }

@@ -179,7 +179,7 @@ fn every_bad_request_gets_a_json_error_naming_its_rule() {
             &m,
             r#"snowmint_http_requests_total{route="/ids",status="400"}"#
         ),
-        Some(9.0),
+        Some(10.0),
         "{m}"
     );
     assert_eq!(metric(&m, "snowmint_http_ids_total"), Some(0.0));

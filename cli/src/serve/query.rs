@@ -10,9 +10,12 @@ use crate::escape::quoted;
 
 use super::problem::Problem;
 
+/// One `key=value` of a query, both percent-decoded.
+pub type Pair<'a> = (Cow<'a, str>, Cow<'a, str>);
+
 /// The pairs of `query`, percent-decoded; an escape that is not `%` and two hex digits, or
 /// bytes that are not UTF-8 once decoded, is a 400 naming the rule.
-pub fn pairs(query: Option<&str>) -> Result<Vec<(Cow<'_, str>, Cow<'_, str>)>, Problem> {
+pub fn pairs(query: Option<&str>) -> Result<Vec<Pair<'_>>, Problem> {
     query
         .unwrap_or("")
         .split('&')

@@ -9,8 +9,9 @@
 //! | `GET /metrics` | Prometheus text |
 //! | `GET /` | the status page: HTML, self-contained, reloading itself |
 //!
-//! Every query string follows one grammar ([`query`]): values are percent-decoded, and
-//! parameters an endpoint does not take are ignored, on every endpoint.
+//! Every query string follows one grammar ([`query`]), on every endpoint: values are
+//! percent-decoded, a broken escape is a 400, and parameters an endpoint does not take are
+//! ignored.
 //!
 //! Every answer carrying IDs is `Cache-Control: no-store`: a cache that replayed one would
 //! hand the same ID to two clients.
@@ -52,8 +53,18 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/", get(status_page))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn(well_formed_query))
         .layer(middleware::from_fn_with_state(Arc::clone(&app), track))
         .with_state(app)
+}
+
+/// The one query grammar, on every endpoint: a query that does not percent-decode is a 400
+/// wherever it is sent, whether the endpoint reads a parameter or not.
+async fn well_formed_query(request: axum::extract::Request, next: middleware::Next) -> Response {
+    match query::pairs(request.uri().query()) {
+        Ok(_) => next.run(request).await,
+        Err(problem) => problem.into_response(),
+    }
 }
 
 fn ids_response(content_type: HeaderValue, body: Vec<u8>) -> Response {

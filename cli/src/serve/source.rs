@@ -265,6 +265,42 @@ mod tests {
     }
 
     #[test]
+    fn a_fence_is_answered_at_once_and_a_used_up_tick_is_waited_for() {
+        let cause = std::sync::Arc::new(std::io::Error::other("connection refused"));
+        let fenced = Retry(FenceError::Fenced {
+            node: 5,
+            retry_after: Duration::from_millis(100),
+            cause,
+        });
+        // Not retried by the service (the client decides, told by Retry-After)...
+        assert_eq!(MintFailure::retry_after(&fenced), None);
+        let Refusal::Unavailable {
+            retry_after,
+            message,
+        } = fenced.refusal(Duration::from_secs(1))
+        else {
+            panic!("a fence is a 503")
+        };
+        assert_eq!(retry_after, Some(Duration::from_millis(100)));
+        assert!(message.contains("connection refused"), "{message}");
+        // ...while a used-up tick is waited for, and a 503 only past --max-wait.
+        let exhausted = Retry::from(MintError::Exhausted {
+            retry_after: Duration::from_millis(1),
+        });
+        assert_eq!(
+            MintFailure::retry_after(&exhausted),
+            Some(Duration::from_millis(1))
+        );
+        let expired = Retry::from(MintError::Expired {
+            expiry_unix_millis: 0,
+        });
+        assert!(matches!(
+            expired.refusal(Duration::from_secs(1)),
+            Refusal::Failed { .. }
+        ));
+    }
+
+    #[test]
     fn a_clock_that_stands_still_ends_the_request_with_503_not_a_spin() {
         let clock = ManualClock::at_unix_millis(1_700_000_000_000);
         let minter = on_clock(&clock, Duration::from_millis(5));

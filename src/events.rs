@@ -660,7 +660,7 @@ pub fn describe_metrics() {
     describe_gauge!(
         "snowmint_layout_seconds_left",
         Unit::Seconds,
-        "Time left before the layout's time field runs out, when a source of it was built, by layout"
+        "Time left before the layout's time field runs out, by layout: set when a source of it is built (snowmint serve refreshes it every second)"
     );
     describe_gauge!(
         "snowmint_clock_offset_seconds",

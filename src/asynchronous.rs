@@ -144,13 +144,62 @@ where
     retrying(source.max_wait(), || source.try_next_ids(n), sleep).await
 }
 
-/// Calls `attempt` until it succeeds, fails for good, or the waits it asks for would add up
-/// to more than `max_wait`.
+/// Calls `attempt` (non-blocking `try_` calls of this crate's sources) until it succeeds,
+/// fails with an error whose [`retry_after`](MintFailure::retry_after) is `None`, or the
+/// waits it asks for would add up to more than `max_wait`; between attempts it awaits
+/// `sleep(d)` for the wait `d` the error reports. For callers with a loop of their own (an
+/// HTTP service that refuses a fenced lease at once, by mapping it to an error that does not
+/// retry), so that their retries count as what they are.
 ///
 /// Metrics and trace events (features `metrics`, `tracing`) record what a blocking call
-/// records: one wait per call that waits (its reason, and how long it lasted in all), and an
-/// error only when one is returned. What each failed attempt would record is held back
-/// ([`events::held_back`]) and recorded only if it is the one returned.
+/// records: one wait per call that waits (`snowmint_waits_total`, `snowmint_wait_seconds`:
+/// its reason, and how long it lasted in all), and an error (`snowmint_errors_total`) only
+/// when one is returned. What each failed attempt would record is held back and recorded
+/// only if it is the one returned.
+///
+/// ```
+/// use std::time::Duration;
+/// use snowmint::asynchronous::retry_with;
+/// use snowmint::{Generator, Layout, ManualClock, MintError};
+///
+/// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+/// #     use std::task::{Context, Poll, Waker};
+/// #     let mut f = std::pin::pin!(f);
+/// #     loop {
+/// #         if let Poll::Ready(v) = f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+/// #             return v;
+/// #         }
+/// #     }
+/// # }
+/// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
+/// let gen = Generator::builder(Layout::SONYFLAKE).clock(clock.clone()).build()?;
+/// let _used = gen.next_ids(256)?;
+/// // One wait of 10 ms (a tick), then the ID: no error is counted.
+/// let batch = block_on(retry_with(Duration::from_secs(1), || gen.try_next_ids(5), |d| {
+///     clock.advance(d);
+///     async {}
+/// }))?;
+/// assert_eq!(batch.len(), 5);
+/// // A stopped clock: the waits would pass max_wait, so the error comes back.
+/// let _used = gen.next_ids(256)?;
+/// let err = block_on(retry_with(Duration::from_millis(5), || gen.try_next_id(), |_| async {}));
+/// assert!(matches!(err, Err(MintError::Exhausted { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub async fn retry_with<T, E, F, Fut>(
+    max_wait: Duration,
+    attempt: impl FnMut() -> Result<T, E>,
+    sleep: F,
+) -> Result<T, E>
+where
+    E: MintFailure,
+    F: FnMut(Duration) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    retrying(max_wait, attempt, sleep).await
+}
+
+/// [`retry_with`]'s loop.
 async fn retrying<T, E, F, Fut>(
     max_wait: Duration,
     mut attempt: impl FnMut() -> Result<T, E>,

@@ -3,7 +3,7 @@
 //! emits a trace event (feature `tracing`). With both features off every function is an
 //! empty `#[inline(always)]` body and compiles to nothing. None is called per ID: only from
 //! the cold paths (a blocked call's wait, an error returned, the overflow shard, a shard
-//! taken or given back, a fence renewal, a lease).
+//! taken or given back, a fence renewal, a lease, a source built, a clock re-anchored).
 //!
 //! Each rare thing is recorded once: a call that waits records one wait (however many
 //! times it re-checks), a clock found behind is recorded once per call (when its wait starts,
@@ -24,6 +24,12 @@
 //! | `snowmint_lease_node` | gauge | `namespace` | the node number it took (the latest) |
 //! | `snowmint_lease_take_backs_total` | counter | | a lapsed lease (expired, or forgotten by the store) took its node back |
 //! | `snowmint_fence_renewals_total` | counter | `outcome` = `held` / `failed` / `lost` | a fenced source's keeper answered a renewal |
+//! | `snowmint_layout_seconds_left` | gauge | `layout` | a source was built: the time left before its layout expires |
+//! | `snowmint_clock_offset_seconds` | gauge | | a `TscClock` re-anchored: the wall clock minus the TSC reading |
+//! | `snowmint_clock_step_max_seconds` | gauge | | a re-anchor: the largest step one took in this process |
+//! | `snowmint_clock_cheap_age_seconds` | histogram | | a mint found the cheap reading late: its age |
+//!
+//! [`describe_metrics`] gives each family its HELP text and unit.
 //!
 //! Trace events (target `snowmint`): a wait for the next tick (or, async, for the fence)
 //! that starts is `debug`, the clock found behind is `warn` when the call waits for it and
@@ -522,5 +528,187 @@ pub(crate) fn lease_taken_back(node: u64, floor_unix_millis: u64) {
         node,
         floor_unix_millis,
         "the lease had lapsed (expired, or the store forgot it): took the node back, minting again after the floor"
+    );
+}
+
+/// The default margin of [`layout_in_use`]'s warning: a year (365.25 days).
+pub(crate) const EXPIRY_MARGIN: Duration = Duration::from_secs(31_557_600);
+
+/// The `layout` label of a layout: its preset's name, or `custom`.
+#[cfg(any(feature = "metrics", feature = "tracing"))]
+fn layout_label(layout: &Layout) -> &'static str {
+    Layout::PRESETS
+        .iter()
+        .find(|(_, l)| l == layout)
+        .map_or("custom", |&(name, _)| name)
+}
+
+/// A source of `layout` was built at `now_unix_nanos` (before its expiry): records the time
+/// left before its time field runs out, and warns, once per layout and process, when that is
+/// less than `margin`.
+#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
+#[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
+pub(crate) fn layout_in_use(layout: &Layout, now_unix_nanos: u64, margin: Duration) {
+    #[cfg(any(feature = "metrics", feature = "tracing"))]
+    {
+        let left_nanos = layout
+            .expiry_unix_nanos()
+            .saturating_sub(u128::from(now_unix_nanos));
+        let left = Duration::from_nanos(u64::try_from(left_nanos).unwrap_or(u64::MAX));
+        #[cfg(feature = "metrics")]
+        metrics::gauge!("snowmint_layout_seconds_left", "layout" => layout_label(layout))
+            .set(left.as_secs_f64());
+        #[cfg(feature = "tracing")]
+        if left < margin && first_warning(layout) {
+            let (unit_ms, sequence_bits) = layout_fields(layout);
+            tracing::warn!(
+                target: "snowmint",
+                unit_ms,
+                sequence_bits,
+                layout = layout_label(layout),
+                expiry_unix_millis = layout.expiry_unix_millis(),
+                days_left = left.as_secs_f64() / 86_400.0,
+                "the layout's time field runs out soon: no ID can be minted after its expiry"
+            );
+        }
+    }
+}
+
+/// Whether this is the first expiry warning for `layout` in this process.
+#[cfg(feature = "tracing")]
+fn first_warning(layout: &Layout) -> bool {
+    static WARNED: std::sync::Mutex<Vec<Layout>> = std::sync::Mutex::new(Vec::new());
+    let mut warned = WARNED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if warned.contains(layout) {
+        return false;
+    }
+    warned.push(*layout);
+    true
+}
+
+/// The largest re-anchor step of the process, in nanoseconds (its absolute value).
+#[cfg(feature = "metrics")]
+static LARGEST_STEP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A `TscClock` re-anchored: the wall clock was `offset_nanos` ahead of the TSC reading
+/// (negative: behind), and the clock moved by `step_nanos` (less than the offset when a
+/// step back is limited).
+#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
+#[cfg_attr(
+    not(any(feature = "metrics", feature = "tracing")),
+    allow(unused_variables)
+)]
+pub(crate) fn clock_reanchored(offset_nanos: i64, step_nanos: i64) {
+    #[cfg(feature = "metrics")]
+    {
+        use std::sync::atomic::Ordering;
+        metrics::gauge!("snowmint_clock_offset_seconds").set(offset_nanos as f64 / 1e9);
+        // Relaxed: a lone maximum; the gauge it feeds is a sample, ordered with nothing.
+        let before = LARGEST_STEP.fetch_max(step_nanos.unsigned_abs(), Ordering::Relaxed);
+        let largest = before.max(step_nanos.unsigned_abs());
+        metrics::gauge!("snowmint_clock_step_max_seconds").set(largest as f64 / 1e9);
+    }
+    #[cfg(feature = "tracing")]
+    tracing::trace!(
+        target: "snowmint",
+        offset_ns = offset_nanos,
+        step_ns = step_nanos,
+        "TSC clock re-anchored to the wall clock"
+    );
+}
+
+/// A mint read the exact clock and found the cheap reading (the ticker's) `age` old, past
+/// its lateness limit: the ticker was delayed.
+#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
+#[cfg_attr(
+    not(any(feature = "metrics", feature = "tracing")),
+    allow(unused_variables)
+)]
+pub(crate) fn cheap_reading_late(age: Duration) {
+    #[cfg(feature = "metrics")]
+    metrics::histogram!("snowmint_clock_cheap_age_seconds").record(age);
+    #[cfg(feature = "tracing")]
+    tracing::debug!(
+        target: "snowmint",
+        age_us = micros(age),
+        "the cheap clock reading was late: read the exact clock"
+    );
+}
+
+/// Gives every metric family this crate records its HELP text and unit, for exporters that
+/// show them (Prometheus' `# HELP` lines). Call it once, after installing the recorder;
+/// without one it does nothing.
+///
+/// ```
+/// snowmint::describe_metrics();
+/// ```
+#[cfg(feature = "metrics")]
+pub fn describe_metrics() {
+    use metrics::{describe_counter, describe_gauge, describe_histogram, Unit};
+    describe_counter!(
+        "snowmint_waits_total",
+        Unit::Count,
+        "Calls that waited for IDs (blocking, async or the ID service's retries), by reason: exhausted (the tick's sequence used up), clock_behind, fenced"
+    );
+    describe_histogram!(
+        "snowmint_wait_seconds",
+        Unit::Seconds,
+        "How long each wait lasted, ended with IDs or an error, by reason"
+    );
+    describe_histogram!(
+        "snowmint_clock_behind_seconds",
+        Unit::Seconds,
+        "How far behind the issued time a call found the clock (count: calls that met a step back)"
+    );
+    describe_counter!(
+        "snowmint_errors_total",
+        Unit::Count,
+        "Errors returned to a caller (never a retry inside a call), by kind"
+    );
+    describe_counter!(
+        "snowmint_overflow_ids_total",
+        Unit::Count,
+        "Mints from a sharded generator's shared overflow shard (a thread found every shard held)"
+    );
+    describe_gauge!(
+        "snowmint_shards_held",
+        Unit::Count,
+        "Exclusive shards held now by threads and owned shards, across the process's sharded generators"
+    );
+    describe_counter!(
+        "snowmint_fence_renewals_total",
+        Unit::Count,
+        "Renewals a fence's keeper answered, by outcome: held, failed, lost"
+    );
+    describe_counter!(
+        "snowmint_lease_acquisitions_total",
+        Unit::Count,
+        "Nodes a Redis lease took, by namespace"
+    );
+    describe_gauge!(
+        "snowmint_lease_node",
+        "The node number the latest Redis lease took, by namespace"
+    );
+    describe_gauge!(
+        "snowmint_layout_seconds_left",
+        Unit::Seconds,
+        "Time left before the layout's time field runs out, by layout: set when a source of it is built (snowmint serve refreshes it every second)"
+    );
+    describe_gauge!(
+        "snowmint_clock_offset_seconds",
+        Unit::Seconds,
+        "At the latest re-anchor of the TSC clock: the wall clock minus the TSC reading"
+    );
+    describe_gauge!(
+        "snowmint_clock_step_max_seconds",
+        Unit::Seconds,
+        "The largest step (either way) a re-anchor of the TSC clock took in this process"
+    );
+    describe_histogram!(
+        "snowmint_clock_cheap_age_seconds",
+        Unit::Seconds,
+        "The age of the cheap (ticker) clock reading when a mint found it late and read the exact clock"
     );
 }

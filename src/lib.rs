@@ -72,6 +72,8 @@ pub use self::clock::{Clock, ManualClock, TscClock, TscClockBuilder, TscClockErr
 pub use self::decoded::Decoded;
 pub use self::encoding::{EncodedId, Encoding, ParseEncodingError, ParseErrorKind, ParseIdError};
 pub use self::error::{Field, LayoutError, MintError};
+#[cfg(feature = "metrics")]
+pub use self::events::describe_metrics;
 pub use self::fence::{Cause, FenceError, Fenced, FileGuard, GuardError, Keeper, Renewal};
 pub use self::generator::{Generator, GeneratorBuilder};
 pub use self::id::Id;

@@ -766,3 +766,115 @@ fn redis_fence_lost_for_real() {
     assert_eq!(events[4].field("kind"), "fenced");
     assert_eq!(events[6].field("kind"), "lost");
 }
+
+/// The lifetime guard: building a source records the time its layout has left, and warns
+/// once per layout when that is within the margin.
+#[test]
+fn layout_time_left_and_one_warning_within_the_margin() {
+    // 30 bits of seconds from 1990: full on 2024-01-10. The clock is 100 days before.
+    let short = Layout::builder()
+        .time_bits(30)
+        .node_bits(21)
+        .sequence_bits(12)
+        .unit(Duration::from_secs(1))
+        .epoch_unix_millis(631_152_000_000)
+        .build()
+        .unwrap();
+    let expiry = short.expiry_unix_millis();
+    let clock = ManualClock::at_unix_millis(expiry - 100 * 86_400_000);
+    let (metrics, events) = observe(|| {
+        for _ in 0..2 {
+            Generator::builder(short)
+                .clock(clock.clone())
+                .build()
+                .unwrap();
+        }
+        ShardedGenerator::builder(short)
+            .clock(clock.clone())
+            .build()
+            .unwrap();
+        // Twitter's layout has decades left: no warning, a gauge all the same.
+        Generator::builder(Layout::TWITTER)
+            .clock(clock.clone())
+            .build()
+            .unwrap();
+    });
+    let left = |layout: &str| {
+        metrics
+            .iter()
+            .find(|(n, l, _)| {
+                n == "snowmint_layout_seconds_left" && l == &[format!("layout={layout}")]
+            })
+            .map(|(_, _, v)| match v {
+                DebugValue::Gauge(g) => g.0,
+                other => panic!("not a gauge: {other:?}"),
+            })
+            .unwrap()
+    };
+    assert_eq!(left("custom"), 100.0 * 86_400.0);
+    let twitter = Layout::TWITTER.expiry_unix_millis() - (expiry - 100 * 86_400_000);
+    assert_eq!(left("twitter"), twitter as f64 / 1e3);
+    let warnings: Vec<_> = events.iter().filter(|e| e.level == Level::WARN).collect();
+    assert_eq!(warnings.len(), 1, "{events:?}");
+    assert_eq!(warnings[0].field("layout"), "custom");
+    assert_eq!(warnings[0].field("days_left"), "100.0");
+
+    // A margin of 10 days: 100 days left is no warning (another layout: not warned yet).
+    let other = short
+        .to_builder()
+        .node_bits(20)
+        .sequence_bits(13)
+        .build()
+        .unwrap();
+    let (_, events) = observe(|| {
+        Generator::builder(other)
+            .clock(clock.clone())
+            .expiry_warning(Duration::from_secs(10 * 86_400))
+            .build()
+            .unwrap();
+    });
+    assert!(events.is_empty(), "{events:?}");
+    // Past the expiry: an error at build time.
+    clock.advance(Duration::from_secs(101 * 86_400));
+    assert!(Generator::builder(short)
+        .clock(clock.clone())
+        .build()
+        .is_err());
+}
+
+/// Clock health: each re-anchor records the wall clock's offset from the TSC reading and
+/// the largest step taken; a step back is limited to `max_step_back`.
+#[test]
+fn reanchors_record_the_offset_and_the_largest_step() {
+    let wall = ManualClock::at_unix_millis(T0);
+    let tsc = snowmint::TscClock::builder()
+        .wall(wall.clone())
+        .ticker(None)
+        .reanchor_every(Duration::from_millis(1))
+        .build()
+        .unwrap();
+    let (metrics, _) = observe(|| {
+        // The wall clock jumps 50 ms ahead of the TSC: the re-anchor follows at once.
+        wall.advance(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(3));
+        let _ = snowmint::Clock::now_unix_nanos(&tsc);
+    });
+    let offset = gauge(&metrics, "snowmint_clock_offset_seconds").unwrap();
+    let step = gauge(&metrics, "snowmint_clock_step_max_seconds").unwrap();
+    // 50 ms ahead, less the real time the TSC ran meanwhile (3 ms and more, not 50).
+    assert!((0.0..0.048).contains(&offset), "{offset}");
+    assert_eq!(step, offset);
+    let (metrics, _) = observe(|| {
+        // Stepped back a second: the offset says so, the clock steps back 500 µs only.
+        wall.rewind(Duration::from_secs(1));
+        std::thread::sleep(Duration::from_millis(3));
+        let _ = snowmint::Clock::now_unix_nanos(&tsc);
+    });
+    let back = gauge(&metrics, "snowmint_clock_offset_seconds").unwrap();
+    assert!((-1.01..-0.95).contains(&back), "{back}");
+    // The largest step is still the forward one.
+    assert_eq!(
+        gauge(&metrics, "snowmint_clock_step_max_seconds"),
+        Some(step)
+    );
+}

@@ -2,22 +2,24 @@
 //! and capacity.
 
 use std::io::{self, BufWriter, Write};
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use snowmint::{Layout, Order};
 
 use crate::error::CliError;
 use crate::json;
 use crate::layout_arg::{self, NamedLayout};
+use crate::lifetime;
 use crate::time::{self, Precision};
 use crate::value;
 
-/// List the layout presets: bits, unit, epoch, time grid, expiry date and capacity.
+/// List the layout presets: bits, unit, epoch, time grid, expiry date, years left and capacity.
 ///
 /// The grid says where ticks start: "epoch" counts whole units from the epoch (Twitter,
 /// Discord), "unix" counts on a grid of whole units from 1970 as sonyflake does (the two
 /// differ only when the epoch is not a whole number of units). The expiry is when the time
-/// field overflows: no ID can be minted from then on (old IDs still decode). The capacity is
+/// field overflows: no ID can be minted from then on (old IDs still decode); the years left
+/// count from now to it. The capacity is
 /// the most IDs one node can mint per second; the node count is how many generators can mint
 /// at once without coordination.
 #[derive(Debug, clap::Args)]
@@ -52,7 +54,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     Ok(())
 }
 
-const HEADER: [&str; 10] = [
+const HEADER: [&str; 11] = [
     "NAME",
     "BITS",
     "FIELDS",
@@ -60,13 +62,14 @@ const HEADER: [&str; 10] = [
     "EPOCH",
     "GRID",
     "EXPIRY",
+    "YEARS LEFT",
     "NODES",
     "IDS/TICK",
     "IDS/S PER NODE",
 ];
 
 fn table(out: &mut impl Write, layouts: &[NamedLayout]) -> io::Result<()> {
-    let rows: Vec<[String; 10]> = layouts.iter().map(row).collect();
+    let rows: Vec<[String; 11]> = layouts.iter().map(row).collect();
     let mut widths = HEADER.map(str::len);
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
@@ -88,7 +91,7 @@ fn table(out: &mut impl Write, layouts: &[NamedLayout]) -> io::Result<()> {
     Ok(())
 }
 
-fn row(named: &NamedLayout) -> [String; 10] {
+fn row(named: &NamedLayout) -> [String; 11] {
     let l = &named.layout;
     [
         named.name.to_owned(),
@@ -98,6 +101,7 @@ fn row(named: &NamedLayout) -> [String; 10] {
         epoch(l),
         layout_arg::grid_name(l.time_grid()).to_owned(),
         time::display(l.expiry(), Precision::Millis),
+        format!("{:.1}", lifetime::years_left(l, SystemTime::now())),
         grouped(u128::from(l.max_node()) + 1),
         grouped(u128::from(l.ids_per_tick())),
         capacity(l),
@@ -163,6 +167,7 @@ fn to_json(named: &NamedLayout) -> String {
             time::format(l.expiry(), Precision::Millis).as_deref(),
         )
         .number("expiry_unix_ms", l.expiry_unix_millis())
+        .number("years_left", lifetime::years_left(l, SystemTime::now()))
         .number("nodes", u128::from(l.max_node()) + 1)
         .number("ids_per_tick", u128::from(l.ids_per_tick()))
         .number("ids_per_second_per_node", l.capacity_per_second())

@@ -16,6 +16,7 @@ mod gen;
 mod json;
 mod layout_arg;
 mod layouts;
+mod lifetime;
 mod node_arg;
 mod serve;
 mod time;

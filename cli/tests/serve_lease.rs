@@ -62,6 +62,17 @@ fn two_services_on_one_redis_get_different_nodes_and_share_no_id_in_a_million() 
         Some(node_a as f64),
         "{m}"
     );
+    // The status page names the lease: backend, namespace, a held fence and its deadline.
+    let page = a.get("/").text();
+    for cell in [
+        format!(r#"<td id="node">{node_a}</td>"#),
+        r#"<td id="backend">redis</td>"#.to_owned(),
+        r#"<td id="namespace">orders</td>"#.to_owned(),
+        r#"<td id="fence">held</td>"#.to_owned(),
+    ] {
+        assert!(page.contains(&cell), "{cell} in {page}");
+    }
+    assert!(page.contains(r#"<td id="fence-deadline">20"#), "{page}");
 
     let mut seen = HashSet::with_capacity(1_000_000);
     let mut latest_ms = [0_u64; 2];

@@ -326,6 +326,7 @@ impl Inner {
             .compare_exchange(seen, now.max(1), Ordering::Relaxed, Ordering::Relaxed)
             .is_ok()
         {
+            crate::events::cheap_reading_late(Duration::from_nanos(now.saturating_sub(seen)));
             self.restart_ticker_if_forked();
         }
     }
@@ -408,6 +409,11 @@ impl Inner {
         };
         // Relaxed: readers take any recent offset; ordering is the generator's business.
         self.offset.store(next, Ordering::Relaxed);
+        // Offsets are unix - tsc nanoseconds (wrapping): their differences are signed.
+        crate::events::clock_reanchored(
+            measured.wrapping_sub(current) as i64,
+            next.wrapping_sub(current) as i64,
+        );
     }
 
     /// `(unix nanos - tsc nanos, tsc nanos)` from the tightest of three bracketed reads of

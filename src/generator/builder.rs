@@ -35,6 +35,7 @@ pub struct GeneratorBuilder<C> {
     max_wait: Option<Duration>,
     rollback: Rollback,
     start_after: Option<Id>,
+    expiry_warning: Duration,
     /// `None` until `.clock(…)`: the clock's process default is taken at `build`.
     clock: Option<C>,
 }
@@ -49,6 +50,7 @@ impl<C: Clock> GeneratorBuilder<C> {
             max_wait: None,
             rollback: Rollback::default(),
             start_after: None,
+            expiry_warning: crate::events::EXPIRY_MARGIN,
             clock,
         }
     }
@@ -129,6 +131,26 @@ impl<C: Clock> GeneratorBuilder<C> {
         self
     }
 
+    /// How long before the layout's expiry building a generator warns (default a year,
+    /// 365.25 days): with the feature `tracing`, a `warn` event (target `snowmint`), once per
+    /// layout and process; with `metrics`, the gauge `snowmint_layout_seconds_left` says the
+    /// time left either way. Past the expiry, `build` fails ([`LayoutError::Expired`]).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use snowmint::{Generator, Layout};
+    /// // Warn when less than 30 days are left (Twitter's layout has decades).
+    /// let gen = Generator::builder(Layout::TWITTER)
+    ///     .expiry_warning(Duration::from_secs(30 * 86_400))
+    ///     .build()?;
+    /// assert!(gen.next_id().is_ok());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn expiry_warning(mut self, margin: Duration) -> Self {
+        self.expiry_warning = margin;
+        self
+    }
+
     /// Uses another clock.
     ///
     /// ```
@@ -145,6 +167,7 @@ impl<C: Clock> GeneratorBuilder<C> {
             max_wait: self.max_wait,
             rollback: self.rollback,
             start_after: self.start_after,
+            expiry_warning: self.expiry_warning,
             clock: Some(clock),
         }
     }
@@ -207,6 +230,7 @@ impl<C: Clock> GeneratorBuilder<C> {
                 now_unix_millis: now / 1_000_000,
             });
         }
+        crate::events::layout_in_use(&self.layout, now, self.expiry_warning);
         Ok(())
     }
 

@@ -83,6 +83,19 @@ impl<C: Clock> ShardedGeneratorBuilder<C> {
         self
     }
 
+    /// How long before the layout's expiry building warns, as
+    /// [`GeneratorBuilder::expiry_warning`] (default a year).
+    ///
+    /// ```
+    /// let b = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER)
+    ///     .expiry_warning(std::time::Duration::from_secs(86_400));
+    /// assert!(b.build().is_ok());
+    /// ```
+    pub fn expiry_warning(mut self, margin: Duration) -> Self {
+        self.inner = self.inner.expiry_warning(margin);
+        self
+    }
+
     /// The longest a blocking call waits, as [`GeneratorBuilder::max_wait`].
     ///
     /// ```

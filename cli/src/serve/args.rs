@@ -13,7 +13,7 @@ use crate::value;
 /// of a second by one shard of Twitter's layout; larger batches belong in several requests.
 pub const MAX_BATCH_LIMIT: u64 = 1_000_000;
 
-/// Run an HTTP ID service: GET /id, /ids?n=N, /decode/{id}, /healthz, /metrics.
+/// Run an HTTP ID service: GET /id, /ids?n=N, /decode/{id}, /healthz, /metrics, / (status).
 ///
 /// One process serves IDs to clients in any language over HTTP/1.1. It mints on a sharded
 /// generator: the node field is split into a node number (from --node, --node-from or a

@@ -43,11 +43,14 @@ impl Body {
         }
     }
 
-    /// Appends every ID of `batch`.
-    pub fn push_batch(&mut self, batch: IdBatch) {
+    /// Appends every ID of `batch`; the last one, if any.
+    pub fn push_batch(&mut self, batch: IdBatch) -> Option<u64> {
+        let mut last = None;
         for id in batch {
             self.push(id.to_u64());
+            last = Some(id.to_u64());
         }
+        last
     }
 
     /// Appends one ID.

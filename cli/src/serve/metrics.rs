@@ -25,6 +25,8 @@ const LATENCY: &str = "snowmint_http_request_duration_seconds";
 const IDS: &str = "snowmint_http_ids_total";
 const HEALTHY: &str = "snowmint_serve_minting";
 const IN_FLIGHT: &str = "snowmint_http_requests_in_flight";
+const TICK_USE: &str = "snowmint_serve_tick_use_ratio";
+const SECONDS_LEFT: &str = "snowmint_layout_seconds_left";
 
 /// Latency buckets, seconds: 50 µs (a loopback `/id`) to 2.5 s (past `--max-wait`).
 const BUCKETS: &[f64] = &[
@@ -44,17 +46,20 @@ pub enum Route {
     Decode,
     Healthz,
     Metrics,
+    /// The status page, `/`.
+    Status,
     /// Anything else (answered 404 or 405).
     Other,
 }
 
 impl Route {
-    const ALL: [Route; 6] = [
+    const ALL: [Route; 7] = [
         Route::Id,
         Route::Ids,
         Route::Decode,
         Route::Healthz,
         Route::Metrics,
+        Route::Status,
         Route::Other,
     ];
 
@@ -65,6 +70,7 @@ impl Route {
             "/ids" => Route::Ids,
             "/healthz" => Route::Healthz,
             "/metrics" => Route::Metrics,
+            "/" => Route::Status,
             p if p.starts_with("/decode/") => Route::Decode,
             _ => Route::Other,
         }
@@ -77,6 +83,7 @@ impl Route {
             Route::Decode => "/decode",
             Route::Healthz => "/healthz",
             Route::Metrics => "/metrics",
+            Route::Status => "/",
             Route::Other => "other",
         }
     }
@@ -95,6 +102,7 @@ pub struct HttpMetrics {
     pub ids: Counter,
     minting: Gauge,
     in_flight: Gauge,
+    tick_use: Gauge,
 }
 
 impl HttpMetrics {
@@ -104,16 +112,26 @@ impl HttpMetrics {
             .set_buckets_for_metric(Matcher::Full(LATENCY.to_owned()), BUCKETS)
             .and_then(PrometheusBuilder::install_recorder)
             .map_err(|e| format!("installing the Prometheus recorder: {e}"))?;
-        metrics::describe_counter!(REQUESTS, "HTTP requests answered, by route and status");
+        snowmint::describe_metrics();
+        metrics::describe_counter!(
+            REQUESTS,
+            metrics::Unit::Count,
+            "HTTP requests answered, by route and status"
+        );
         metrics::describe_histogram!(
             LATENCY,
             metrics::Unit::Seconds,
             "Time from a request's arrival to its response, by route"
         );
-        metrics::describe_counter!(IDS, "IDs handed out by /id and /ids");
+        metrics::describe_counter!(IDS, metrics::Unit::Count, "IDs handed out by /id and /ids");
         metrics::describe_gauge!(
             IN_FLIGHT,
+            metrics::Unit::Count,
             "Requests received and not yet answered (including this scrape)"
+        );
+        metrics::describe_gauge!(
+            TICK_USE,
+            "The fullest tick of the last second: the highest sequence a reservation reached over the layout's IDs per tick (0 to 1)"
         );
         metrics::describe_gauge!(
             HEALTHY,
@@ -126,6 +144,7 @@ impl HttpMetrics {
             ids: metrics::counter!(IDS),
             minting: metrics::gauge!(HEALTHY),
             in_flight: metrics::gauge!(IN_FLIGHT),
+            tick_use: metrics::gauge!(TICK_USE),
         })
     }
 
@@ -156,10 +175,36 @@ impl HttpMetrics {
         self.exporter.render()
     }
 
+    /// The gauges sampled once a second: the fullest tick's use, and the time the layout
+    /// has left (the library sets it when the generator is built; this keeps it current).
+    pub fn sampled(&self, layout: &snowmint::Layout, fullest: f64) {
+        self.tick_use.set(fullest);
+        let left = crate::lifetime::seconds_left(layout, std::time::SystemTime::now());
+        metrics::gauge!(SECONDS_LEFT, "layout" => crate::lifetime::label(layout)).set(left);
+    }
+
+    /// The sum of every series of the counter `name` in the Prometheus text (for the status
+    /// page: the facade gives no way to read a counter back).
+    pub fn sum(&self, name: &str) -> f64 {
+        sum_of(&self.exporter.render(), name)
+    }
+
     /// Folds histogram samples into their buckets.
     pub fn upkeep(&self) {
         self.exporter.run_upkeep();
     }
+}
+
+/// The sum of the samples of `name` (with any labels) in Prometheus text.
+fn sum_of(text: &str, name: &str) -> f64 {
+    text.lines()
+        .filter(|line| {
+            line.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with('{') || rest.starts_with(' '))
+        })
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+        // From +0: an empty `sum()` of floats is -0, shown as "-0".
+        .fold(0.0, |total, x| total + x)
 }
 
 /// The middleware that counts and times every request.
@@ -203,12 +248,25 @@ mod tests {
     }
 
     #[test]
+    fn counters_are_summed_over_their_labels_only() {
+        let text = "# HELP snowmint_waits_total x\n# TYPE snowmint_waits_total counter\n\
+            snowmint_waits_total{reason=\"exhausted\"} 7\n\
+            snowmint_waits_total{reason=\"fenced\"} 2\n\
+            snowmint_waits_total_other 100\n\
+            snowmint_errors_total 1\n";
+        assert_eq!(sum_of(text, "snowmint_waits_total"), 9.0);
+        assert_eq!(sum_of(text, "snowmint_errors_total"), 1.0);
+        assert!(sum_of(text, "snowmint_missing").to_string() == "0");
+    }
+
+    #[test]
     fn routes_of_paths() {
         assert_eq!(Route::of("/id"), Route::Id);
         assert_eq!(Route::of("/ids"), Route::Ids);
         assert_eq!(Route::of("/decode/123"), Route::Decode);
         assert_eq!(Route::of("/decode"), Route::Other);
         assert_eq!(Route::of("/idz"), Route::Other);
-        assert_eq!(Route::of("/"), Route::Other);
+        assert_eq!(Route::of("/"), Route::Status);
+        assert_eq!(Route::of("/index.html"), Route::Other);
     }
 }

@@ -2,9 +2,11 @@
 //! number fixed or leased from Redis.
 //!
 //! One concept per module: [`args`] the flags, [`source`] minting from tasks, [`routes`] the
-//! endpoints, [`body`] the ID bodies, [`query`] the `/ids` query, [`problem`] error answers,
-//! [`metrics`] the Prometheus side, [`shutdown`] the stop signals.
+//! endpoints, [`body`] the ID bodies, [`query`] the query strings, [`problem`] error answers,
+//! [`metrics`] the Prometheus side, [`activity`] the counts behind the status page
+//! ([`status`]), [`shutdown`] the stop signals.
 
+mod activity;
 mod args;
 mod body;
 mod metrics;
@@ -13,6 +15,7 @@ mod query;
 mod routes;
 mod shutdown;
 mod source;
+mod status;
 
 pub use self::args::Args;
 
@@ -40,6 +43,7 @@ pub struct App {
     layout_name: &'static str,
     shard_bits: u8,
     metrics: HttpMetrics,
+    activity: activity::Activity,
 }
 
 /// After the grace period, how long the runtime gives tasks still running to stop.
@@ -110,6 +114,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         layout_name: args.layout.name,
         shard_bits,
         metrics,
+        activity: activity::Activity::new(),
     });
     let served = runtime.block_on(serve(Arc::clone(&app), &args, workers));
     // Tasks still running after the grace period are dropped with the runtime; then ours is
@@ -158,6 +163,7 @@ async fn serve(app: Arc<App>, args: &Args, workers: usize) -> Result<(), CliErro
             }
         }
     });
+    let sampler = activity::spawn_sampler(Arc::clone(&app));
     let source = match app.minter.namespace() {
         Some(ns) => format!(
             "leased from {} in namespace {ns:?}",
@@ -208,6 +214,7 @@ async fn serve(app: Arc<App>, args: &Args, workers: usize) -> Result<(), CliErro
         }
     };
     upkeep.abort();
+    sampler.abort();
     let stopped_by = *stop.borrow();
     match stopped_by {
         Some(Stop::Lost) => Err(CliError::system(format_args!(

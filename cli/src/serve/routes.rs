@@ -7,6 +7,11 @@
 //! | `GET /decode/{id}` | the ID's time, node, sequence and layout as JSON |
 //! | `GET /healthz` | 200 while minting; 503 while the lease is fenced or lost |
 //! | `GET /metrics` | Prometheus text |
+//! | `GET /` | the status page: HTML, self-contained, reloading itself |
+//!
+//! Every query string follows one grammar ([`query`]), on every endpoint: values are
+//! percent-decoded, a broken escape is a 400, and parameters an endpoint does not take are
+//! ignored.
 //!
 //! Every answer carrying IDs is `Cache-Control: no-store`: a cache that replayed one would
 //! hand the same ID to two clients.
@@ -27,6 +32,7 @@ use super::metrics::track;
 use super::problem::Problem;
 use super::query;
 use super::source::Health;
+use super::status;
 use super::App;
 use crate::format::{self, Format};
 use crate::json;
@@ -44,10 +50,21 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/decode/{id}", get(decode))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
+        .route("/", get(status_page))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn(well_formed_query))
         .layer(middleware::from_fn_with_state(Arc::clone(&app), track))
         .with_state(app)
+}
+
+/// The one query grammar, on every endpoint: a query that does not percent-decode is a 400
+/// wherever it is sent, whether the endpoint reads a parameter or not.
+async fn well_formed_query(request: axum::extract::Request, next: middleware::Next) -> Response {
+    match query::pairs(request.uri().query()) {
+        Ok(_) => next.run(request).await,
+        Err(problem) => problem.into_response(),
+    }
 }
 
 fn ids_response(content_type: HeaderValue, body: Vec<u8>) -> Response {
@@ -66,6 +83,8 @@ async fn id(State(app): State<Arc<App>>) -> Response {
     match app.minter.one().await {
         Ok(id) => {
             app.metrics.ids.increment(1);
+            app.activity.served(1);
+            app.activity.reached(app.minter.layout(), id.to_u64());
             let mut body = Body::with_capacity(Shape::Lines, 1);
             body.push(id.to_u64());
             ids_response(TEXT, body.finish())
@@ -100,9 +119,16 @@ async fn ids(State(app): State<Arc<App>>, uri: Uri, headers: HeaderMap) -> Respo
         (Shape::Lines, TEXT)
     };
     let mut body = Body::with_capacity(shape, n);
-    match app.minter.fill(n, |batch| body.push_batch(batch)).await {
+    let layout = *app.minter.layout();
+    let filled = app.minter.fill(n, |batch| {
+        if let Some(last) = body.push_batch(batch) {
+            app.activity.reached(&layout, last);
+        }
+    });
+    match filled.await {
         Ok(()) => {
             app.metrics.ids.increment(n);
+            app.activity.served(n);
             ids_response(content_type, body.finish())
         }
         // The IDs reserved so far are dropped: never handed out, never reused.
@@ -175,7 +201,11 @@ async fn healthz(State(app): State<Arc<App>>) -> Response {
         .string("status", word)
         .string("layout", app.layout_name)
         .number("node", app.minter.node())
-        .number("shard_bits", app.shard_bits);
+        .number("shard_bits", app.shard_bits)
+        .number(
+            "years_left",
+            crate::lifetime::years_left(app.minter.layout(), std::time::SystemTime::now()),
+        );
     o = match app.minter.namespace() {
         Some(ns) => o.string("source", "lease").string("namespace", ns),
         None => o.string("source", "fixed"),
@@ -196,6 +226,22 @@ async fn healthz(State(app): State<Arc<App>>) -> Response {
             (header::CACHE_CONTROL, NO_STORE),
         ],
         o.finish(),
+    )
+        .into_response()
+}
+
+/// `GET /`: the status page.
+async fn status_page(State(app): State<Arc<App>>) -> Response {
+    let page = status::render(&status::Snapshot::of(&app));
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            ),
+            (header::CACHE_CONTROL, NO_STORE),
+        ],
+        page,
     )
         .into_response()
 }

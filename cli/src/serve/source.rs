@@ -3,12 +3,11 @@
 
 use std::time::Duration;
 
+use snowmint::asynchronous::retry_with;
 use snowmint::{
-    Clock, FenceError, Fenced, Id, IdBatch, IdSource, Layout, MintError, ShardedGenerator, TscClock,
+    Clock, FenceError, Fenced, Id, IdBatch, IdSource, Layout, MintError, MintFailure,
+    ShardedGenerator, TscClock,
 };
-
-/// The shortest timer awaited: a source reporting a zero wait still parks the task.
-const MIN_WAIT: Duration = Duration::from_micros(1);
 
 /// The service's generator, by where its node number came from. Generic over the clock
 /// only so that tests can stand time still.
@@ -36,14 +35,6 @@ pub enum Refusal {
     },
     /// Waiting cannot help (the layout expired, the clock is before the epoch): 500.
     Failed { message: String },
-}
-
-/// What one non-blocking attempt gave.
-enum Attempt<T> {
-    Minted(T),
-    /// Try again after this long (the tick's sequence is used up, the clock stepped back).
-    Wait(Duration, String),
-    Refused(Refusal),
 }
 
 /// How the service is doing, for `/healthz`.
@@ -105,6 +96,15 @@ impl<C: Clock> Minter<C> {
         }
     }
 
+    /// Until when (Unix milliseconds) the fence lets the source mint without another
+    /// renewal: `None` for a fixed node.
+    pub fn fence_limit_unix_millis(&self) -> Option<u64> {
+        match self {
+            Minter::Fixed(_) => None,
+            Minter::Leased { gen, .. } => gen.limit_unix_millis(),
+        }
+    }
+
     /// Whether minting works now.
     pub fn health(&self) -> Health {
         match self {
@@ -122,17 +122,17 @@ impl<C: Clock> Minter<C> {
         }
     }
 
-    fn try_one(&self) -> Attempt<Id> {
+    fn try_one(&self) -> Result<Id, Retry> {
         match self {
-            Minter::Fixed(gen) => from_mint(gen.try_next_id()),
-            Minter::Leased { gen, .. } => from_fence(gen.try_next_id()),
+            Minter::Fixed(gen) => gen.try_next_id().map_err(Retry::from),
+            Minter::Leased { gen, .. } => gen.try_next_id().map_err(Retry),
         }
     }
 
-    fn try_batch(&self, n: u64) -> Attempt<IdBatch> {
+    fn try_batch(&self, n: u64) -> Result<IdBatch, Retry> {
         match self {
-            Minter::Fixed(gen) => from_mint(gen.try_next_ids(n)),
-            Minter::Leased { gen, .. } => from_fence(gen.try_next_ids(n)),
+            Minter::Fixed(gen) => gen.try_next_ids(n).map_err(Retry::from),
+            Minter::Leased { gen, .. } => gen.try_next_ids(n).map_err(Retry),
         }
     }
 
@@ -140,109 +140,102 @@ impl<C: Clock> Minter<C> {
     /// at most `--max-wait` in all. A fenced lease is refused at once: waiting for Redis is
     /// the client's to decide, told by `Retry-After`.
     ///
-    /// The library's `next_id_async` would wait out a fence too, up to its `max_wait`; a
-    /// service answers at once instead. Cancellation-safe like it: an ID is minted only by
-    /// a `try_` call whose result is used in the same poll.
+    /// The retries go through the library's [`retry_with`], so a request that waits for a
+    /// tick counts as one wait (`snowmint_waits_total`), and an error
+    /// (`snowmint_errors_total`) only when the client gets one. Cancellation-safe: an ID is
+    /// minted only by a `try_` call whose result is used in the same poll.
     pub async fn one(&self) -> Result<Id, Refusal> {
-        let mut budget = WaitBudget::new(self.max_wait());
-        loop {
-            match self.try_one() {
-                Attempt::Minted(id) => return Ok(id),
-                Attempt::Refused(refusal) => return Err(refusal),
-                Attempt::Wait(wait, why) => budget.sleep(wait, why).await?,
-            }
-        }
+        let max = self.max_wait();
+        retry_with(max, || self.try_one(), tokio::time::sleep)
+            .await
+            .map_err(|e| e.refusal(max))
     }
 
     /// Exactly `n` IDs, handed to `each` a reservation at a time (one tick of one shard at
     /// most), awaiting the timer between reservations when the shard's tick is used up. The
-    /// wait budget (`--max-wait`) starts again after every reservation, so a large batch
+    /// wait budget (`--max-wait`) starts again for every reservation, so a large batch
     /// takes as many ticks as it needs while a stuck clock still ends it.
     pub async fn fill(&self, n: u64, mut each: impl FnMut(IdBatch)) -> Result<(), Refusal> {
+        let max = self.max_wait();
         let mut left = n;
-        let mut budget = WaitBudget::new(self.max_wait());
         while left > 0 {
-            match self.try_batch(left) {
-                Attempt::Minted(batch) => {
-                    // At most `left`: a reservation is never larger than asked for.
-                    left -= (batch.len() as u64).min(left);
-                    budget = WaitBudget::new(budget.max);
-                    each(batch);
-                    if left > 0 {
-                        // A tick's worth at a time, then let the worker serve others: when
-                        // formatting outlasts the tick, no wait would ever give it back.
-                        tokio::task::yield_now().await;
-                    }
-                }
-                Attempt::Refused(refusal) => return Err(refusal),
-                Attempt::Wait(wait, why) => budget.sleep(wait, why).await?,
+            let batch = retry_with(max, || self.try_batch(left), tokio::time::sleep)
+                .await
+                .map_err(|e| e.refusal(max))?;
+            // At most `left`: a reservation is never larger than asked for.
+            left -= (batch.len() as u64).min(left);
+            each(batch);
+            if left > 0 {
+                // A tick's worth at a time, then let the worker serve others: when
+                // formatting outlasts the tick, no wait would ever give it back.
+                tokio::task::yield_now().await;
             }
         }
         Ok(())
     }
 }
 
-/// The waits one request may still spend.
-struct WaitBudget {
-    max: Duration,
-    waited: Duration,
+/// A failed attempt as the service retries it: a mint error waits as long as it says (the
+/// tick used up, the clock behind), a fence's refusal not at all (answered at once).
+#[derive(Debug)]
+struct Retry(FenceError);
+
+impl From<MintError> for Retry {
+    fn from(e: MintError) -> Retry {
+        Retry(FenceError::Mint(e))
+    }
 }
 
-impl WaitBudget {
-    fn new(max: Duration) -> WaitBudget {
-        WaitBudget {
-            max,
-            waited: Duration::ZERO,
+impl std::fmt::Display for Retry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for Retry {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+impl MintFailure for Retry {
+    fn retry_after(&self) -> Option<Duration> {
+        match &self.0 {
+            FenceError::Mint(e) => e.retry_after(),
+            _ => None,
         }
     }
+}
 
-    /// Sleeps `wait` on tokio's timer, or refuses if that would pass the budget.
-    async fn sleep(&mut self, wait: Duration, why: String) -> Result<(), Refusal> {
-        let wait = wait.max(MIN_WAIT);
-        match self.waited.checked_add(wait) {
-            Some(total) if total <= self.max => self.waited = total,
-            _ => {
-                return Err(Refusal::Unavailable {
+impl Retry {
+    /// The answer to the client, after waits of at most `max_wait`.
+    fn refusal(self, max_wait: Duration) -> Refusal {
+        match self.0 {
+            FenceError::Mint(e) => match e.retry_after() {
+                // Retryable, returned: the next wait would have passed the budget.
+                Some(wait) => Refusal::Unavailable {
                     retry_after: Some(wait),
                     message: format!(
-                        "{why}; waiting longer than --max-wait {} would be needed",
-                        humantime::format_duration(self.max)
+                        "{e}; waiting longer than --max-wait {} would be needed",
+                        humantime::format_duration(max_wait)
                     ),
-                })
-            }
+                },
+                None => Refusal::Failed {
+                    message: e.to_string(),
+                },
+            },
+            e @ FenceError::Fenced { .. } => Refusal::Unavailable {
+                retry_after: e.retry_after(),
+                message: with_cause(&e),
+            },
+            e @ FenceError::Lost { .. } => Refusal::Unavailable {
+                retry_after: None,
+                message: with_cause(&e),
+            },
+            e => Refusal::Failed {
+                message: with_cause(&e),
+            },
         }
-        tokio::time::sleep(wait).await;
-        Ok(())
-    }
-}
-
-fn from_mint<T>(result: Result<T, MintError>) -> Attempt<T> {
-    match result {
-        Ok(value) => Attempt::Minted(value),
-        Err(e) => match e.retry_after() {
-            Some(wait) => Attempt::Wait(wait, e.to_string()),
-            None => Attempt::Refused(Refusal::Failed {
-                message: e.to_string(),
-            }),
-        },
-    }
-}
-
-fn from_fence<T>(result: Result<T, FenceError>) -> Attempt<T> {
-    match result {
-        Ok(value) => Attempt::Minted(value),
-        Err(FenceError::Mint(e)) => from_mint(Err(e)),
-        Err(e @ FenceError::Fenced { .. }) => Attempt::Refused(Refusal::Unavailable {
-            retry_after: e.retry_after(),
-            message: with_cause(&e),
-        }),
-        Err(e @ FenceError::Lost { .. }) => Attempt::Refused(Refusal::Unavailable {
-            retry_after: None,
-            message: with_cause(&e),
-        }),
-        Err(e) => Attempt::Refused(Refusal::Failed {
-            message: with_cause(&e),
-        }),
     }
 }
 
@@ -296,6 +289,42 @@ mod tests {
         assert_eq!(ids.iter().collect::<HashSet<_>>().len(), 10_000);
         // Twitter's 4,096 IDs per tick and shard: at least three reservations.
         assert!(reservations >= 3, "{reservations}");
+    }
+
+    #[test]
+    fn a_fence_is_answered_at_once_and_a_used_up_tick_is_waited_for() {
+        let cause = std::sync::Arc::new(std::io::Error::other("connection refused"));
+        let fenced = Retry(FenceError::Fenced {
+            node: 5,
+            retry_after: Duration::from_millis(100),
+            cause,
+        });
+        // Not retried by the service (the client decides, told by Retry-After)...
+        assert_eq!(MintFailure::retry_after(&fenced), None);
+        let Refusal::Unavailable {
+            retry_after,
+            message,
+        } = fenced.refusal(Duration::from_secs(1))
+        else {
+            panic!("a fence is a 503")
+        };
+        assert_eq!(retry_after, Some(Duration::from_millis(100)));
+        assert!(message.contains("connection refused"), "{message}");
+        // ...while a used-up tick is waited for, and a 503 only past --max-wait.
+        let exhausted = Retry::from(MintError::Exhausted {
+            retry_after: Duration::from_millis(1),
+        });
+        assert_eq!(
+            MintFailure::retry_after(&exhausted),
+            Some(Duration::from_millis(1))
+        );
+        let expired = Retry::from(MintError::Expired {
+            expiry_unix_millis: 0,
+        });
+        assert!(matches!(
+            expired.refusal(Duration::from_secs(1)),
+            Refusal::Failed { .. }
+        ));
     }
 
     #[test]

@@ -1,0 +1,249 @@
+//! `GET /`: the status page, one self-contained HTML document (no scripts, styles or images
+//! from elsewhere) that reloads itself every few seconds: the node and where it came from,
+//! the fence, IDs per second over the last minutes as an inline SVG chart, waits and errors,
+//! the layout and the years it has left.
+
+use std::fmt::Write;
+use std::time::SystemTime;
+
+use super::source::Health;
+use super::App;
+use crate::lifetime;
+use crate::time::{self, Precision};
+
+/// How often the page reloads itself, seconds.
+pub const REFRESH_SECONDS: u32 = 5;
+
+/// What the page shows, gathered from the service at one moment.
+pub struct Snapshot<'a> {
+    pub node: u64,
+    pub layout: &'a str,
+    pub years_left: f64,
+    pub source: &'a str,
+    pub backend: Option<&'a str>,
+    pub namespace: Option<&'a str>,
+    pub token: Option<u64>,
+    pub fence: &'a str,
+    /// Until when the hold is proven without another renewal.
+    pub fence_deadline_unix_millis: Option<u64>,
+    /// The latest time the IDs may carry, recorded in the store.
+    pub fence_limit_unix_millis: Option<u64>,
+    pub served: u64,
+    pub waits: f64,
+    pub errors: f64,
+    /// IDs per second, oldest first.
+    pub history: Vec<u64>,
+}
+
+impl<'a> Snapshot<'a> {
+    /// The service's state now.
+    pub fn of(app: &'a App) -> Snapshot<'a> {
+        let fence = match app.minter.health() {
+            Health::Ok if app.minter.namespace().is_none() => "none (fixed node)",
+            Health::Ok => "held",
+            Health::Fenced => "fenced",
+            Health::Lost => "lost",
+        };
+        Snapshot {
+            node: app.minter.node(),
+            layout: app.layout_name,
+            years_left: lifetime::years_left(app.minter.layout(), SystemTime::now()),
+            source: if app.minter.namespace().is_some() {
+                "lease"
+            } else {
+                "fixed"
+            },
+            backend: app.minter.backend(),
+            namespace: app.minter.namespace(),
+            token: app.minter.token(),
+            fence,
+            fence_deadline_unix_millis: app.minter.deadline_unix_millis().filter(|&d| d != 0),
+            fence_limit_unix_millis: app.minter.fence_limit_unix_millis(),
+            served: app.activity.total(),
+            waits: app.metrics.sum("snowmint_waits_total"),
+            errors: app.metrics.sum("snowmint_errors_total"),
+            history: app.activity.history(),
+        }
+    }
+}
+
+/// The mean IDs per second over the last `seconds` (of the history there is).
+fn mean_rate(history: &[u64], seconds: usize) -> f64 {
+    let recent = &history[history.len().saturating_sub(seconds)..];
+    if recent.is_empty() {
+        0.0
+    } else {
+        recent.iter().sum::<u64>() as f64 / recent.len() as f64
+    }
+}
+
+/// `text` with `&`, `<`, `>` and `"` escaped for HTML.
+fn html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const WIDTH: f64 = 600.0;
+const HEIGHT: f64 = 120.0;
+
+/// The history as an SVG polyline, the newest second at the right edge.
+fn chart(history: &[u64]) -> String {
+    let peak = history.iter().copied().max().unwrap_or(0).max(1) as f64;
+    let slots = super::activity::SECONDS as f64;
+    let start = slots - history.len() as f64;
+    let mut points = String::new();
+    for (i, &count) in history.iter().enumerate() {
+        let x = (start + i as f64) / (slots - 1.0) * WIDTH;
+        let y = HEIGHT - count as f64 / peak * (HEIGHT - 4.0);
+        let _ = write!(points, "{x:.1},{y:.1} ");
+    }
+    format!(
+        "<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{HEIGHT}\" \
+         viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=\"img\" aria-label=\"IDs per second, last {m} minutes\">\
+         <rect width=\"100%\" height=\"100%\" fill=\"#f6f8fa\"/>\
+         <polyline fill=\"none\" stroke=\"#0969da\" stroke-width=\"1.5\" points=\"{p}\"/>\
+         <text x=\"4\" y=\"12\" font-size=\"11\" fill=\"#57606a\">peak {peak} IDs/s</text></svg>",
+        m = super::activity::SECONDS / 60,
+        p = points.trim_end(),
+    )
+}
+
+/// The page.
+pub fn render(s: &Snapshot<'_>) -> String {
+    let row = |out: &mut String, id: &str, name: &str, value: &str| {
+        let _ = write!(
+            out,
+            "<tr><th>{name}</th><td id=\"{id}\">{}</td></tr>",
+            html(value)
+        );
+    };
+    let mut rows = String::new();
+    row(&mut rows, "node", "Node", &s.node.to_string());
+    row(&mut rows, "source", "Node from", s.source);
+    if let Some(backend) = s.backend {
+        row(&mut rows, "backend", "Lease backend", backend);
+    }
+    if let Some(ns) = s.namespace {
+        row(&mut rows, "namespace", "Lease namespace", ns);
+    }
+    if let Some(token) = s.token {
+        row(&mut rows, "token", "Fencing token", &token.to_string());
+    }
+    row(&mut rows, "fence", "Fence", s.fence);
+    if let Some(deadline) = s.fence_deadline_unix_millis {
+        row(
+            &mut rows,
+            "fence-deadline",
+            "Fence deadline",
+            &time::display_millis(deadline),
+        );
+    }
+    if let Some(limit) = s.fence_limit_unix_millis {
+        row(
+            &mut rows,
+            "fence-limit",
+            "IDs stamped up to",
+            &time::display_millis(limit),
+        );
+    }
+    row(&mut rows, "layout", "Layout", s.layout);
+    row(
+        &mut rows,
+        "years-left",
+        "Years left",
+        &format!("{:.1}", s.years_left),
+    );
+    row(
+        &mut rows,
+        "rate",
+        "IDs/s, last minute",
+        &format!("{:.0}", mean_rate(&s.history, 60)),
+    );
+    row(
+        &mut rows,
+        "rate-5s",
+        "IDs/s, last 5 s",
+        &format!("{:.0}", mean_rate(&s.history, 5)),
+    );
+    row(&mut rows, "served", "IDs served", &s.served.to_string());
+    row(&mut rows, "waits", "Waits", &format!("{:.0}", s.waits));
+    row(&mut rows, "errors", "Errors", &format!("{:.0}", s.errors));
+    let now = time::display(SystemTime::now(), Precision::Millis);
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"refresh\" content=\"{REFRESH_SECONDS}\">\
+         <title>snowmint node {node}</title>\
+         <style>body{{font:14px system-ui,sans-serif;margin:2em;color:#1f2328}}\
+         table{{border-collapse:collapse;margin:1em 0}}th,td{{text-align:left;padding:3px 12px 3px 0}}\
+         th{{color:#57606a;font-weight:normal}}td{{font-variant-numeric:tabular-nums}}</style></head>\
+         <body><h1>snowmint node {node}</h1>\
+         <p>IDs per second, last {m} minutes</p>{chart}\
+         <table>{rows}</table>\
+         <p><small>{now}; reloads every {REFRESH_SECONDS} s; also \
+         <a href=\"/healthz\">/healthz</a>, <a href=\"/metrics\">/metrics</a></small></p></body></html>\n",
+        node = s.node,
+        m = super::activity::SECONDS / 60,
+        chart = chart(&s.history),
+        now = html(&now),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snapshot(history: Vec<u64>) -> Snapshot<'static> {
+        Snapshot {
+            node: 5,
+            layout: "twitter",
+            years_left: 53.6,
+            source: "lease",
+            backend: Some("etcd"),
+            namespace: Some("<ns>"),
+            token: Some(42),
+            fence: "held",
+            fence_deadline_unix_millis: Some(1_700_000_000_000),
+            fence_limit_unix_millis: Some(1_700_000_001_000),
+            served: 1_000,
+            waits: 3.0,
+            errors: 0.0,
+            history,
+        }
+    }
+
+    #[test]
+    fn the_page_names_everything_and_escapes_text() {
+        let page = render(&snapshot(vec![10, 20, 30]));
+        assert!(page.contains(r#"<td id="node">5</td>"#), "{page}");
+        assert!(page.contains(r#"<td id="namespace">&lt;ns&gt;</td>"#));
+        assert!(page.contains(r#"<td id="backend">etcd</td>"#));
+        assert!(page.contains(r#"<td id="token">42</td>"#));
+        assert!(page.contains(r#"<td id="fence-deadline">2023-11-14T22:13:20.000Z</td>"#));
+        assert!(page.contains(r#"<td id="fence-limit">2023-11-14T22:13:21.000Z</td>"#));
+        assert!(page.contains(r#"<td id="years-left">53.6</td>"#));
+        assert!(page.contains(r#"<td id="rate">20</td>"#));
+        assert!(page.contains(r#"<td id="waits">3</td>"#));
+        assert!(page.contains("http-equiv=\"refresh\""));
+        // Self-contained: nothing loaded from elsewhere.
+        assert!(!page.contains("<script") && !page.contains("src=") && !page.contains("<link"));
+    }
+
+    #[test]
+    fn the_chart_puts_the_newest_second_at_the_right_edge() {
+        let svg = chart(&[0, 50, 100]);
+        assert!(svg.ends_with("</svg>"));
+        assert!(svg.contains("600.0,4.0\""), "{svg}");
+        assert!(svg.contains("peak 100 IDs/s"));
+        assert_eq!(mean_rate(&[], 60), 0.0);
+        assert_eq!(mean_rate(&[1, 2, 3, 4], 2), 3.5);
+    }
+}

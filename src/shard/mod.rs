@@ -18,6 +18,7 @@ use self::slots::Slots;
 use crate::batch::IdBatch;
 use crate::clock::{Clock, TscClock};
 use crate::error::MintError;
+use crate::fill::{fill_with, FillError};
 use crate::generator::Generator;
 use crate::id::Id;
 use crate::layout::Layout;
@@ -251,6 +252,22 @@ impl<C: Clock> ShardedGenerator<C> {
         self.batch(n, Duration::ZERO)
     }
 
+    /// Fills `out` with unique, increasing IDs from this thread's shard, one reservation per
+    /// tick, as [`IdSource::fill`]. For a large slice over several threads, see `par_fill`
+    /// (feature `rayon`), which runs this on each worker's part.
+    ///
+    /// ```
+    /// use snowmint::{Id, Layout, ShardedGenerator};
+    /// let gen = ShardedGenerator::builder(Layout::TWITTER).build()?;
+    /// let mut ids = vec![Id::MIN; 10_000];
+    /// gen.fill(&mut ids)?;
+    /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fill(&self, out: &mut [Id]) -> Result<(), FillError<MintError>> {
+        fill_with(out, |n| self.next_ids(n))
+    }
+
     fn batch(&self, n: u64, timeout: Duration) -> Result<IdBatch, MintError> {
         let m = &self.shared.minter;
         let slots = &self.shared.slots;
@@ -480,6 +497,10 @@ impl<C: Clock> IdSource for ShardedGenerator<C> {
 
     fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
         ShardedGenerator::try_next_ids(self, n)
+    }
+
+    fn fill(&self, out: &mut [Id]) -> Result<(), FillError<MintError>> {
+        ShardedGenerator::fill(self, out)
     }
 
     fn layout(&self) -> &Layout {

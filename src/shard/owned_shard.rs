@@ -8,6 +8,7 @@ use super::Shared;
 use crate::batch::IdBatch;
 use crate::clock::{Clock, TscClock};
 use crate::error::MintError;
+use crate::fill::{fill_with, FillError};
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::source::IdSource;
@@ -133,6 +134,22 @@ impl<C: Clock> OwnedShard<C> {
         Ok(IdBatch::new(m.layout, self.hold.node_in_place, first, last))
     }
 
+    /// Fills `out` with unique, increasing IDs from this shard, one reservation per tick, as
+    /// [`IdSource::fill`].
+    ///
+    /// ```
+    /// use snowmint::{Id, Layout, ShardedGenerator};
+    /// let gen = ShardedGenerator::builder(Layout::TWITTER).build()?;
+    /// let owned = gen.own_shard()?;
+    /// let mut ids = [Id::MIN; 100];
+    /// owned.fill(&mut ids)?;
+    /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fill(&self, out: &mut [Id]) -> Result<(), FillError<MintError>> {
+        fill_with(out, |n| self.next_ids(n))
+    }
+
     /// The node this shard belongs to: its generator's node, the node bits above the shards.
     ///
     /// ```
@@ -248,6 +265,10 @@ impl<C: Clock> IdSource for OwnedShard<C> {
 
     fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
         OwnedShard::try_next_ids(self, n)
+    }
+
+    fn fill(&self, out: &mut [Id]) -> Result<(), FillError<MintError>> {
+        OwnedShard::fill(self, out)
     }
 
     fn layout(&self) -> &Layout {

@@ -49,7 +49,9 @@ impl IdBatch {
             run_end: 0,
             // Below 64: the time field (at least one bit) is above the sequence. Without
             // sequence bits every run is one ID long, and any step above 0 does.
-            step: 1_u64.checked_shl(layout.sequence_shift().into()).unwrap_or(1),
+            step: 1_u64
+                .checked_shl(layout.sequence_shift().into())
+                .unwrap_or(1),
             next: first,
             after: last - first + 1,
             layout,
@@ -173,8 +175,8 @@ impl IdBatch {
     }
 }
 
-/// `out[i] = first + i × step`: one run of one tick. A plain counted loop over the slice,
-/// with the ID as its induction variable, so that the compiler vectorises it.
+/// `out[i] = first + i × step`: one run of one tick. A plain loop over the slice with the ID
+/// as its induction variable, which the compiler turns into vector adds and stores.
 #[inline]
 fn write_run(out: &mut [Id], first: u64, step: u64) {
     let mut id = first;

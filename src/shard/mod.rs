@@ -71,14 +71,15 @@ use crate::source::IdSource;
 /// ```
 pub struct ShardedGenerator<C = TscClock> {
     shared: Arc<Shared<C>>,
+    /// `local::key` of the shared slots, beside the pointer to them: the hot path compares
+    /// it with the thread's hot copy without first loading through `shared`.
+    slots_key: usize,
 }
 
 /// What every owned shard and thread of one sharded generator uses.
 pub(crate) struct Shared<C> {
     pub(crate) minter: Minter<C>,
     pub(crate) slots: Arc<Slots>,
-    /// `local::key(&slots)`, kept beside the minter for the thread-local hot path.
-    slots_key: usize,
     node: u64,
     shard_bits: u8,
 }
@@ -134,9 +135,9 @@ impl<C: Clock> ShardedGenerator<C> {
         minter.whose.node = Some(node);
         let slots = Arc::new(slots);
         Ok(ShardedGenerator {
+            slots_key: local::key(&slots),
             shared: Arc::new(Shared {
                 minter,
-                slots_key: local::key(&slots),
                 slots,
                 node,
                 shard_bits,
@@ -159,7 +160,7 @@ impl<C: Clock> ShardedGenerator<C> {
     #[inline(always)]
     pub fn next_id(&self) -> Result<Id, MintError> {
         let m = &self.shared.minter;
-        match local::with_own(self.shared.slots_key, |state, cache| {
+        match local::with_own(self.slots_key, |state, cache| {
             m.take_one_from_cache(state, cache)
         }) {
             Some(id) => Ok(Id::from_u64(id)),
@@ -177,7 +178,7 @@ impl<C: Clock> ShardedGenerator<C> {
     #[inline]
     pub fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
         let m = &self.shared.minter;
-        match local::with_own(self.shared.slots_key, |state, cache| {
+        match local::with_own(self.slots_key, |state, cache| {
             m.take_one_from_cache(state, cache)
         }) {
             Some(id) => Ok(Id::from_u64(id)),

@@ -3,6 +3,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crossbeam_utils::CachePadded;
+
 use super::slots::Hold;
 use super::Shared;
 use crate::batch::IdBatch;
@@ -40,12 +42,18 @@ use crate::source::IdSource;
 /// ```
 pub struct OwnedShard<C = TscClock> {
     shared: Arc<Shared<C>>,
-    hold: Hold,
+    /// The state written on every ID, on cache lines of its own: owned shards kept side by
+    /// side (an array, a `Vec`, one struct) by threads on other cores never share a line,
+    /// nor the pair of lines the CPU fetches together.
+    hold: CachePadded<Hold>,
 }
 
 impl<C: Clock> OwnedShard<C> {
     pub(crate) fn new(shared: Arc<Shared<C>>, hold: Hold) -> OwnedShard<C> {
-        OwnedShard { shared, hold }
+        OwnedShard {
+            shared,
+            hold: CachePadded::new(hold),
+        }
     }
 
     /// The next ID, waiting (at most `max_wait`) if this shard's tick is used up.

@@ -668,7 +668,10 @@ fn the_split_is_reported_as_built() {
         .unwrap();
     assert_eq!((gen.node(), gen.shard_bits(), gen.shards()), (3, 3, 7));
     let (first, second) = (gen.own_shard().unwrap(), gen.own_shard().unwrap());
-    assert_eq!((first.node_field(), second.node_field()), (3 << 3, 3 << 3 | 1));
+    assert_eq!(
+        (first.node_field(), second.node_field()),
+        (3 << 3, 3 << 3 | 1)
+    );
     assert_eq!(node_of(second.next_id().unwrap()), second.node_field());
     assert_eq!(second.max_wait(), gen.max_wait());
 }

@@ -359,7 +359,12 @@ pub fn run(script: &Script) -> Stats {
         } else {
             let held = &mut held_shards[shard_index];
             if let Some(&id) = ids.first() {
-                assert_eq!(LAYOUT.decode(id).node(), held.trying.node_field(), "{}", ctx());
+                assert_eq!(
+                    LAYOUT.decode(id).node(),
+                    held.trying.node_field(),
+                    "{}",
+                    ctx()
+                );
             }
             held.state = after.or(held.state);
         }

@@ -245,8 +245,8 @@ pub enum MintError {
     /// before-epoch condition of the crate ([`LayoutError::TimeBeforeEpoch`], also what
     /// [`Layout::ticks_at`](crate::Layout::ticks_at) says of such a time).
     Layout(LayoutError),
-    /// Every exclusive shard of a sharded generator is leased (see
-    /// [`ShardedGenerator::lease`](crate::ShardedGenerator::lease)).
+    /// Every exclusive shard of a sharded generator is held (see
+    /// [`ShardedGenerator::own_shard`](crate::ShardedGenerator::own_shard)).
     NoFreeShard {
         /// How many exclusive shards the generator has.
         shards: u64,

@@ -131,14 +131,15 @@ fn an_owned_shard_fills_across_ticks_and_stops_at_the_lead() {
 #[test]
 fn through_references_arcs_and_boxes_fill_is_the_source_s() {
     let clock = clock();
-    let gen = Arc::new(generator(&clock, 0));
+    let gen = generator(&clock, 0);
     let mut ids = [UNTOUCHED; 3];
-    IdSource::fill(&gen, &mut ids).unwrap();
-    IdSource::fill(&&*gen, &mut ids[1..]).unwrap();
-    let boxed: Box<dyn Fn(&mut [Id]) -> Result<(), FillError<MintError>>> =
-        Box::new(move |out| IdSource::fill(&Box::new(&*gen), out));
-    boxed(&mut ids[2..]).unwrap();
+    IdSource::fill(&&gen, &mut ids[..1]).unwrap();
+    let arc = Arc::new(gen);
+    IdSource::fill(&arc, &mut ids[1..2]).unwrap();
+    let boxed = Box::new(Arc::try_unwrap(arc).expect("the only handle"));
+    IdSource::fill(&boxed, &mut ids[2..]).unwrap();
     assert_increasing(&ids);
+    assert_eq!(boxed.last_id(), Some(ids[2]));
 }
 
 /// Exhausted part-way: the count written comes with the error, those IDs are the tick's

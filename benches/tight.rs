@@ -988,7 +988,12 @@ fn figure(unit: Unit, e: &Entry) -> Option<(f64, String)> {
         .iter()
         .fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
     let m = unit.show(median(ns));
-    let digits = |x: f64| if x >= 100.0 { 0 } else { 2 };
+    // Three decimals below 1 ns: a slice fill's figures are around 0.1.
+    let digits = |x: f64| match x {
+        x if x >= 100.0 => 0,
+        x if x < 1.0 => 3,
+        _ => 2,
+    };
     let text = if shown.len() == 1 {
         format!("{m:.*} {}", digits(m), unit.suffix())
     } else {

@@ -176,8 +176,10 @@ impl IdBatch {
 }
 
 /// `out[i] = first + i × step`: one run of one tick. A plain loop over the slice with the ID
-/// as its induction variable, which the compiler turns into vector adds and stores.
-#[inline]
+/// as its induction variable, which the compiler turns into vector adds and stores. Out of
+/// line: inlined into [`IdBatch::write_to`], the same loop ran 15% slower (measured, 4,096
+/// IDs per fill; the call costs one per tick).
+#[inline(never)]
 fn write_run(out: &mut [Id], first: u64, step: u64) {
     let mut id = first;
     for slot in out {

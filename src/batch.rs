@@ -223,6 +223,38 @@ mod tests {
     use crate::id::Id;
     use crate::layout::{Layout, Order};
 
+    /// A batch whose last ID is the top one, `u64::MAX`: the step past it wraps to the run's
+    /// end, and iterating, writing and `final_id` all stop there.
+    #[test]
+    fn a_batch_ending_at_the_top_id_stops_there() {
+        for order in [Order::TimeNodeSequence, Order::TimeSequenceNode] {
+            let layout = Layout::builder()
+                .time_bits(2)
+                .node_bits(2)
+                .sequence_bits(60)
+                .max_bits(64)
+                .order(order)
+                .validate()
+                .expect("a valid layout");
+            let node = layout.node_in_place(3);
+            // The last 6 of the 2^62 states (2 time bits and 60 sequence bits).
+            let last = u64::MAX >> 2;
+            let first = last - 5;
+            let want: Vec<u64> = (first..=last)
+                .map(|s| layout.id_of_state(s, node))
+                .collect();
+            assert_eq!(*want.last().unwrap(), u64::MAX, "{order:?}");
+            let batch = IdBatch::new(layout, node, first, last);
+            assert_eq!(batch.final_id(), Some(Id::from_u64(u64::MAX)));
+            let ids: Vec<u64> = batch.clone().map(|id| id.to_u64()).collect();
+            assert_eq!(ids, want, "{order:?}");
+            let mut out = vec![Id::MIN; want.len() + 3];
+            let mut written = batch;
+            assert_eq!(written.write_to(&mut out), want.len());
+            assert!(written.is_empty() && written.next().is_none());
+        }
+    }
+
     /// Stepping within a tick gives what packing each state gives, across tick ends, for
     /// both orders, with the batch cut short by a fence's limit.
     #[test]

@@ -253,9 +253,11 @@ impl FillBuf for SnowflakeMeFill {
 }
 
 /// The baseline: a plain `out[i] = base + i` store loop over the same buffer length, the
-/// memory's limit for a slice fill.
+/// memory's limit for a slice fill, in two spellings the compiler vectorises differently:
+/// `base + i` from the index (`running: false`), or a value counted up by one per slot.
 struct StoreLoop {
     base: u64,
+    running: bool,
     buf: Vec<u64>,
 }
 
@@ -263,8 +265,16 @@ impl FillBuf for StoreLoop {
     #[inline]
     fn fill_buf(&mut self, max: usize) -> usize {
         let base = self.base;
-        for (i, slot) in self.buf[..max].iter_mut().enumerate() {
-            *slot = base + i as u64;
+        if self.running {
+            let mut value = base;
+            for slot in &mut self.buf[..max] {
+                *slot = value;
+                value += 1;
+            }
+        } else {
+            for (i, slot) in self.buf[..max].iter_mut().enumerate() {
+                *slot = base + i as u64;
+            }
         }
         self.base += max as u64;
         black_box(&mut self.buf);
@@ -732,18 +742,25 @@ fn snowflake_me_fill(shape: Shape) -> Entry {
     )
 }
 
-/// The store-loop baseline, its values counting up from an ID of now in `layout`.
-fn store_loop(layout: Layout) -> Entry {
+/// The store-loop baseline (see [`StoreLoop`]), its values counting up from an ID of now in
+/// `layout`.
+fn store_loop(layout: Layout, running: bool) -> Entry {
     let base = Generator::builder(layout)
         .build()
         .ok()
         .and_then(|g| g.next_id().ok())
         .map_or(1, Id::to_u64);
+    let name = if running {
+        "baseline: store loop out[i] = base + i (running value)"
+    } else {
+        "baseline: store loop out[i] = base + i (from the index)"
+    };
     Entry::new(
-        "baseline: store loop out[i] = base + i",
+        name,
         layout,
         fills(StoreLoop {
             base,
+            running,
             buf: vec![0; BATCH as usize],
         }),
     )
@@ -854,7 +871,11 @@ fn cases() -> Vec<Case> {
                     buf: vec![Id::MIN; BATCH as usize],
                 }),
             )),
-            peers: vec![snowflake_me_fill(shared_shape), store_loop(shared_layout)],
+            peers: vec![
+                snowflake_me_fill(shared_shape),
+                store_loop(shared_layout, false),
+                store_loop(shared_layout, true),
+            ],
         },
         Case {
             name: "1t-batch-owned",

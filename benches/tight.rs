@@ -4,15 +4,19 @@
 //! and the numbers.
 //!
 //! ```sh
-//! cargo bench --bench tight                          # 10 M IDs per case, median of 5 runs
-//! cargo bench --bench tight -- --ids 1000000 --runs 1 1t-owned
-//! TIGHT_IDS=1000000 TIGHT_RUNS=5 cargo bench --bench tight
+//! cargo bench -p snowmint-benches --bench tight               # 10 M IDs per case, median of 5
+//! cargo bench -p snowmint-benches --bench tight -- --ids 1000000 --runs 1 1t-owned
+//! TIGHT_IDS=1000000 TIGHT_RUNS=5 cargo bench -p snowmint-benches --bench tight
 //! ```
 //!
 //! Arguments (or environment variables): `--ids N` (`TIGHT_IDS`, default 10,000,000) IDs per
-//! run and case, split evenly between the threads of two-thread cases; `--runs R`
+//! run and case, split evenly between the threads of two-thread cases (the slice-fill case
+//! takes at most 1 M, [`WITHIN_TICK`], so that it never waits for a tick); `--runs R`
 //! (`TIGHT_RUNS`, default 5) timed runs per entry, the table giving their median; any other
 //! word (`TIGHT_FILTER`) keeps only the entries whose `case/entry` name contains it.
+//!
+//! Entries named `baseline: ...` mint nothing (a plain store loop): the table never takes one
+//! for the best peer, and the entry table gives snowmint's paired ratio over every entry.
 //!
 //! How an entry is measured:
 //! 1. a warm-up pass of `N / 10` IDs (thread-locals, page faults, the clocks' ticker threads);

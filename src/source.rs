@@ -107,9 +107,9 @@ pub trait IdSource {
     ///
     /// On error it stops and returns it with how many IDs it wrote
     /// ([`FillError::filled`]): those, at the front of `out`, were issued and are valid (each
-    /// unique, greater than the one before); the rest of `out` is as it was, and no ID
-    /// reserved was left unwritten. Implementors may override it with a faster loop that
-    /// keeps these promises.
+    /// unique, greater than the one before); the rest of `out` is as it was. A reservation
+    /// never asks for more than the slice has left, so the fill drops no ID it reserved.
+    /// Implementors may override it with a faster loop that keeps these promises.
     ///
     /// ```
     /// use snowmint::{Generator, Id, IdSource, Layout};

@@ -10,9 +10,13 @@
 //! ```
 //!
 //! Arguments (or environment variables): `--ids N` (`TIGHT_IDS`, default 10,000,000) IDs per
-//! run and case, split evenly between the threads of two-thread cases; `--runs R`
+//! run and case, split evenly between the threads of two-thread cases (the slice-fill case
+//! takes at most 1 M, [`WITHIN_TICK`], so that it never waits for a tick); `--runs R`
 //! (`TIGHT_RUNS`, default 5) timed runs per entry, the table giving their median; any other
 //! word (`TIGHT_FILTER`) keeps only the entries whose `case/entry` name contains it.
+//!
+//! Entries named `baseline: ...` mint nothing (a plain store loop): the table never takes one
+//! for the best peer, and the entry table gives snowmint's paired ratio over every entry.
 //!
 //! How an entry is measured:
 //! 1. a warm-up pass of `N / 10` IDs (thread-locals, page faults, the clocks' ticker threads);
@@ -49,10 +53,15 @@ use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use common::{peers, sharded_layout, Mint, Shape, Visit};
-use snowmint::{Generator, Id, IdBatch, Layout, MintError, ShardedGenerator};
+use snowmint::{FillError, Generator, Id, IdBatch, Layout, MintError, ShardedGenerator};
 
 /// The batch size of the batch cases, as in the issue.
 const BATCH: u64 = 4_096;
+
+/// IDs per pass of the slice-fill case: a quarter of a 41/0/22 tick (4.19 M IDs), so that a
+/// fill at the speed of memory (about 7 G IDs/s, above the layout's 4.19 G/s) never uses a
+/// tick up and waits: the figure is the fill's, not the cap's.
+const WITHIN_TICK: u64 = 1_000_000;
 
 /// A run at or above this share of the layout's cap measured the cap.
 const CAPPED: f64 = 0.90;
@@ -195,6 +204,131 @@ fn stored_batches<B: MintBatch>(b: &mut B, n: u64) -> Strand {
     strand_of(start.elapsed(), ids)
 }
 
+/// A source that fills a buffer it owns, up to `max` IDs per call (the slice-fill cases).
+/// Each call ends with the buffer passed to `black_box`, so its stores cannot be skipped.
+trait FillBuf {
+    /// Fills the buffer's first `max` slots (at most the batch size); returns how many.
+    fn fill_buf(&mut self, max: usize) -> usize;
+    /// ID `i` of the last fill.
+    fn id_at(&self, i: usize) -> u64;
+}
+
+/// snowmint's `fill` (of any source) into a reused `[Id]` buffer.
+struct SnowmintFill<F> {
+    fill: F,
+    buf: Vec<Id>,
+}
+
+impl<F: FnMut(&mut [Id]) -> Result<(), FillError<MintError>>> FillBuf for SnowmintFill<F> {
+    #[inline]
+    fn fill_buf(&mut self, max: usize) -> usize {
+        if let Err(e) = (self.fill)(&mut self.buf[..max]) {
+            panic!("snowmint failed to fill: {e}");
+        }
+        black_box(&mut self.buf);
+        max
+    }
+
+    fn id_at(&self, i: usize) -> u64 {
+        self.buf[i].to_u64()
+    }
+}
+
+/// snowflake_me's `next_ids_into(4096, &mut buf)` into a reused buffer, nothing else.
+struct SnowflakeMeFill {
+    gen: snowflake_me::Snowflake,
+    buf: Vec<snowflake_me::SnowflakeId>,
+}
+
+impl FillBuf for SnowflakeMeFill {
+    #[inline]
+    fn fill_buf(&mut self, max: usize) -> usize {
+        self.buf.clear();
+        if let Err(e) = self.gen.next_ids_into(max, &mut self.buf) {
+            panic!("snowflake_me failed to mint a batch: {e}");
+        }
+        black_box(&mut self.buf);
+        self.buf.len()
+    }
+
+    fn id_at(&self, i: usize) -> u64 {
+        self.buf[i].as_u64()
+    }
+}
+
+/// The baseline: a plain `out[i] = base + i` store loop over the same buffer length, the
+/// memory's limit for a slice fill, in two spellings the compiler vectorises differently:
+/// `base + i` from the index (`running: false`), or a value counted up by one per slot.
+struct StoreLoop {
+    base: u64,
+    running: bool,
+    buf: Vec<u64>,
+}
+
+impl FillBuf for StoreLoop {
+    // The running value is the spelling measured: clippy's `zip` form is another loop.
+    #[allow(clippy::explicit_counter_loop)]
+    #[inline]
+    fn fill_buf(&mut self, max: usize) -> usize {
+        let base = self.base;
+        if self.running {
+            let mut value = base;
+            for slot in &mut self.buf[..max] {
+                *slot = value;
+                value += 1;
+            }
+        } else {
+            for (i, slot) in self.buf[..max].iter_mut().enumerate() {
+                *slot = base + i as u64;
+            }
+        }
+        self.base += max as u64;
+        black_box(&mut self.buf);
+        max
+    }
+
+    fn id_at(&self, i: usize) -> u64 {
+        self.buf[i]
+    }
+}
+
+/// The timed loop for slice fills: `n` IDs in fills of up to [`BATCH`], no ID looked at
+/// but the first and the last.
+#[inline(never)]
+fn timed_fills<F: FillBuf>(f: &mut F, n: u64) -> Strand {
+    let f = black_box(f);
+    let batch = BATCH as usize;
+    let start = Instant::now();
+    let mut count = f.fill_buf(batch.min(n as usize)) as u64;
+    let first = f.id_at(0);
+    let mut filled = count as usize;
+    while count < n {
+        filled = f.fill_buf(batch.min((n - count) as usize));
+        count += filled as u64;
+    }
+    let last = f.id_at(filled - 1);
+    let elapsed = start.elapsed();
+    Strand {
+        elapsed,
+        count,
+        first,
+        last,
+        ids: Vec::new(),
+    }
+}
+
+#[inline(never)]
+fn stored_fills<F: FillBuf>(f: &mut F, n: u64) -> Strand {
+    let mut ids = Vec::with_capacity(usize::try_from(n).expect("fits memory"));
+    let start = Instant::now();
+    while (ids.len() as u64) < n {
+        let left = (n - ids.len() as u64) as usize;
+        let filled = f.fill_buf((BATCH as usize).min(left));
+        ids.extend((0..filled).map(|i| f.id_at(i)));
+    }
+    strand_of(start.elapsed(), ids)
+}
+
 /// The floor: the loop and `black_box` with no minting.
 #[inline(never)]
 fn timed_floor(n: u64) -> Duration {
@@ -300,6 +434,16 @@ fn batches<B: MintBatch + 'static>(mut b: B) -> Runner {
     })
 }
 
+fn fills<F: FillBuf + 'static>(mut f: F) -> Runner {
+    Box::new(move |n, store| {
+        vec![if store {
+            stored_fills(&mut f, n)
+        } else {
+            timed_fills(&mut f, n)
+        }]
+    })
+}
+
 /// One timed pass, summarised.
 struct Sample {
     /// The slowest thread's time.
@@ -316,6 +460,8 @@ struct Entry {
     samples: Vec<Sample>,
     /// The check pass's verdict: `Ok(ticks used up)` or what was wrong.
     check: Option<Result<u64, String>>,
+    /// A baseline (no generator): never the best peer, no cap.
+    baseline: bool,
 }
 
 impl Entry {
@@ -326,7 +472,14 @@ impl Entry {
             runner,
             samples: Vec::new(),
             check: None,
+            baseline: false,
         }
+    }
+
+    /// A baseline entry: shown and paired with snowmint, never the best peer.
+    fn baseline(mut self) -> Entry {
+        self.baseline = true;
+        self
     }
 
     fn warm_up(&mut self, n: u64) {
@@ -458,9 +611,18 @@ struct Case {
     name: &'static str,
     what: &'static str,
     unit: Unit,
+    /// At most this many IDs per pass, whatever `--ids` says: a case measured within a tick.
+    max_ids: Option<u64>,
     layout: Layout,
     snowmint: Option<Entry>,
     peers: Vec<Entry>,
+}
+
+impl Case {
+    /// IDs per pass: `--ids`, or fewer for a case measured within a tick.
+    fn ids(&self, o: &Options) -> u64 {
+        self.max_ids.map_or(o.ids, |m| m.min(o.ids))
+    }
 }
 
 /// How the peers of a case run.
@@ -574,6 +736,43 @@ fn snowflake_me_batch(shape: Shape) -> Entry {
     )
 }
 
+/// snowflake_me's `next_ids_into(4096, &mut buf)`, the buffer reused, nothing iterated.
+fn snowflake_me_fill(shape: Shape) -> Entry {
+    Entry::new(
+        "snowflake_me next_ids_into(4096, &mut buf)",
+        shape.layout(),
+        fills(SnowflakeMeFill {
+            gen: peers::snowflake_me(shape, 0),
+            buf: Vec::with_capacity(BATCH as usize),
+        }),
+    )
+}
+
+/// The store-loop baseline (see [`StoreLoop`]), its values counting up from an ID of now in
+/// `layout`.
+fn store_loop(layout: Layout, running: bool) -> Entry {
+    let base = Generator::builder(layout)
+        .build()
+        .ok()
+        .and_then(|g| g.next_id().ok())
+        .map_or(1, Id::to_u64);
+    let name = if running {
+        "baseline: store loop out[i] = base + i (running value)"
+    } else {
+        "baseline: store loop out[i] = base + i (from the index)"
+    };
+    Entry::new(
+        name,
+        layout,
+        fills(StoreLoop {
+            base,
+            running,
+            buf: vec![0; BATCH as usize],
+        }),
+    )
+    .baseline()
+}
+
 fn sharded(layout: Layout, shard_bits: u8) -> ShardedGenerator {
     ShardedGenerator::builder(layout)
         .shard_bits(shard_bits)
@@ -609,12 +808,14 @@ fn cases() -> Vec<Case> {
         .own_shard()
         .expect("a free shard");
     let batch_gen = generator();
+    let fill_gen = generator();
 
     vec![
         Case {
             name: "1t-shared",
             what: "Generator::next_id, one thread",
             unit: Unit::NsPerId,
+            max_ids: None,
             layout: shared_layout,
             snowmint: Some(Entry::new(
                 "Generator::next_id",
@@ -627,6 +828,7 @@ fn cases() -> Vec<Case> {
             name: "1t-owned",
             what: "OwnedShard::next_id (owned shard), one thread",
             unit: Unit::NsPerId,
+            max_ids: None,
             layout: shard_layout,
             snowmint: Some(Entry::new(
                 "OwnedShard::next_id",
@@ -639,6 +841,7 @@ fn cases() -> Vec<Case> {
             name: "1t-local",
             what: "ShardedGenerator::next_id (thread-local shard), one thread",
             unit: Unit::NsPerId,
+            max_ids: None,
             layout: shard_layout,
             snowmint: Some(Entry::new(
                 "ShardedGenerator::next_id",
@@ -651,6 +854,7 @@ fn cases() -> Vec<Case> {
             name: "1t-batch-shared",
             what: "Generator::next_ids(4096), iterated, one thread",
             unit: Unit::NsPerId,
+            max_ids: None,
             layout: shared_layout,
             snowmint: Some(Entry::new(
                 "Generator::next_ids",
@@ -660,9 +864,30 @@ fn cases() -> Vec<Case> {
             peers: vec![snowflake_me_batch(shared_shape)],
         },
         Case {
+            name: "1t-fill",
+            what: "Generator::fill(&mut [Id; 4096]), reused buffer, one thread, within a tick",
+            unit: Unit::NsPerId,
+            max_ids: Some(WITHIN_TICK),
+            layout: shared_layout,
+            snowmint: Some(Entry::new(
+                "Generator::fill",
+                shared_layout,
+                fills(SnowmintFill {
+                    fill: move |out: &mut [Id]| fill_gen.fill(out),
+                    buf: vec![Id::MIN; BATCH as usize],
+                }),
+            )),
+            peers: vec![
+                snowflake_me_fill(shared_shape),
+                store_loop(shared_layout, false),
+                store_loop(shared_layout, true),
+            ],
+        },
+        Case {
             name: "1t-batch-owned",
             what: "OwnedShard::next_ids(4096), iterated, one thread",
             unit: Unit::NsPerId,
+            max_ids: None,
             layout: shard_layout,
             snowmint: Some(Entry::new(
                 "OwnedShard::next_ids",
@@ -675,6 +900,7 @@ fn cases() -> Vec<Case> {
             name: "2t-shared",
             what: "one Generator, two threads",
             unit: Unit::MIdsPerSec,
+            max_ids: None,
             layout: shared_layout,
             snowmint: Some(Entry::new(
                 "Generator::next_id",
@@ -687,6 +913,7 @@ fn cases() -> Vec<Case> {
             name: "2t-owned",
             what: "two threads, an OwnedShard each",
             unit: Unit::MIdsPerSec,
+            max_ids: None,
             layout: shard_layout,
             snowmint: Some(Entry::new(
                 "OwnedShard::next_id",
@@ -699,6 +926,7 @@ fn cases() -> Vec<Case> {
             name: "2t-local",
             what: "one ShardedGenerator, two threads (thread-local shards)",
             unit: Unit::MIdsPerSec,
+            max_ids: None,
             layout: shard_layout,
             snowmint: Some(Entry::new(
                 "ShardedGenerator::next_id",
@@ -787,7 +1015,12 @@ fn figure(unit: Unit, e: &Entry) -> Option<(f64, String)> {
         .iter()
         .fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
     let m = unit.show(median(ns));
-    let digits = |x: f64| if x >= 100.0 { 0 } else { 2 };
+    // Three decimals below 1 ns: a slice fill's figures are around 0.1.
+    let digits = |x: f64| match x {
+        x if x >= 100.0 => 0,
+        x if x < 1.0 => 3,
+        _ => 2,
+    };
     let text = if shown.len() == 1 {
         format!("{m:.*} {}", digits(m), unit.suffix())
     } else {
@@ -855,6 +1088,7 @@ fn report(cases: &[Case], o: &Options, floor_ns: f64, load_start: &str, load_end
         let best = c
             .peers
             .iter()
+            .filter(|e| !e.baseline)
             .filter_map(|e| figure(c.unit, e).map(|f| (e, f)))
             .reduce(|a, b| {
                 let better = match c.unit {
@@ -882,7 +1116,7 @@ fn report(cases: &[Case], o: &Options, floor_ns: f64, load_start: &str, load_end
             .snowmint
             .iter()
             .chain(&c.peers)
-            .filter(|e| !e.samples.is_empty())
+            .filter(|e| !e.samples.is_empty() && !e.baseline)
             .max_by(|a, b| a.max_cap_use().total_cmp(&b.max_cap_use()));
         let cap = match closest {
             Some(e) => {
@@ -917,18 +1151,23 @@ fn report(cases: &[Case], o: &Options, floor_ns: f64, load_start: &str, load_end
     println!();
     println!("every entry:");
     println!();
-    println!("| case | entry | figure | max cap use | check pass |");
-    println!("| --- | --- | --- | --- | --- |");
+    println!("| case | entry | figure | paired (snowmint over it) | max cap use | check pass |");
+    println!("| --- | --- | --- | --- | --- | --- |");
     for c in cases {
         for e in c.snowmint.iter().chain(&c.peers) {
             let Some((_, text)) = figure(c.unit, e) else {
                 continue;
             };
+            let paired = match &c.snowmint {
+                Some(ours) if !std::ptr::eq(ours, e) => paired_ratios(ours, e),
+                _ => "—".to_owned(),
+            };
             println!(
-                "| {} | {} | {} | {:.1}% | {} |",
+                "| {} | {} | {} | {} | {:.1}% | {} |",
                 c.name,
                 e.name,
                 text,
+                paired,
                 e.max_cap_use() * 100.0,
                 check_text(e)
             );
@@ -962,18 +1201,20 @@ fn main() {
     );
     let mut failures = Vec::new();
     for c in &mut cases {
+        let n = c.ids(&o);
         for e in c.snowmint.iter_mut().chain(&mut c.peers) {
-            e.warm_up(o.ids);
+            e.warm_up(n);
         }
     }
     for round in 1..=o.runs {
         for c in &mut cases {
+            let n = c.ids(&o);
             let mut entries: Vec<&mut Entry> = c.snowmint.iter_mut().chain(&mut c.peers).collect();
             if round % 2 == 0 {
                 entries.reverse();
             }
             for e in entries {
-                if let Err(why) = e.timed(o.ids) {
+                if let Err(why) = e.timed(n) {
                     failures.push(format!("{}/{}: {why}", c.name, e.name));
                 }
                 let last = e.ns_per_id().last().copied().unwrap_or(0.0);
@@ -990,8 +1231,9 @@ fn main() {
     }
     // The check pass, after every timed run.
     for c in &mut cases {
+        let n = c.ids(&o);
         for e in c.snowmint.iter_mut().chain(&mut c.peers) {
-            e.check(o.ids);
+            e.check(n);
             if let Some(Err(why)) = &e.check {
                 failures.push(format!("{}/{} check pass: {why}", c.name, e.name));
             }

@@ -20,7 +20,7 @@
 //! - [`Id`] and [`Encoding`]: the value, its encodings and strict parsers; serde (feature
 //!   `serde`) and PostgreSQL `BIGINT` (features `postgres`, `sqlx`). More: [`docs::encodings`].
 //! - [`Generator`], [`ShardedGenerator`], [`OwnedShard`], [`IdBatch`]: one atomic word per node, a
-//!   shard per thread, batches; all [`IdSource`]s. More: [`docs::generators`].
+//!   shard per thread, batches and slice fills ([`IdSource::fill`]); all [`IdSource`]s. More: [`docs::generators`].
 //! - [`Clock`]s: [`TscClock`] (default), [`WallClock`], [`ManualClock`]. More: [`docs::time`].
 //! - Node numbers and fences: [`node`], [`FileGuard`], the Redis lease (feature `redis`),
 //!   [`Fenced`] over any source. More: [`docs::fleets`].
@@ -43,6 +43,7 @@ mod error;
 pub mod etcd;
 mod events;
 mod fence;
+mod fill;
 mod generator;
 mod id;
 mod layout;
@@ -75,6 +76,7 @@ pub use self::error::{Field, LayoutError, MintError};
 #[cfg(feature = "metrics")]
 pub use self::events::describe_metrics;
 pub use self::fence::{Cause, FenceError, Fenced, FileGuard, GuardError, Keeper, Renewal};
+pub use self::fill::FillError;
 pub use self::generator::{Generator, GeneratorBuilder};
 pub use self::id::Id;
 pub use self::layout::{Layout, LayoutBuilder, Order, TimeGrid};

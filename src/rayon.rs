@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use crate::clock::Clock;
 use crate::error::MintError;
+use crate::fill::FillError;
 use crate::id::Id;
 use crate::shard::ShardedGenerator;
 
@@ -55,7 +56,8 @@ impl<I: ParallelIterator> ParallelIdExt for I {}
 
 impl<C: Clock> ShardedGenerator<C> {
     /// Fills `out` with unique IDs in parallel on the current rayon pool, each worker
-    /// reserving runs of up to 4,096 IDs from its shard with one operation.
+    /// filling runs of up to 4,096 IDs from its shard as [`ShardedGenerator::fill`] does
+    /// (one reservation per tick). On error some runs may be filled and others not.
     ///
     /// ```
     /// use snowmint::{Id, Layout, ShardedGenerator};
@@ -69,18 +71,8 @@ impl<C: Clock> ShardedGenerator<C> {
     /// ```
     pub fn par_fill(&self, out: &mut [Id]) -> Result<(), MintError> {
         const RUN: usize = 4_096;
-        out.par_chunks_mut(RUN).try_for_each(|chunk| {
-            let mut rest = chunk;
-            while !rest.is_empty() {
-                let batch = self.next_ids(rest.len() as u64)?;
-                let taken = batch.len();
-                for (slot, id) in rest.iter_mut().zip(batch) {
-                    *slot = id;
-                }
-                rest = &mut rest[taken..];
-            }
-            Ok(())
-        })
+        out.par_chunks_mut(RUN)
+            .try_for_each(|chunk| self.fill(chunk).map_err(FillError::into_error))
     }
 
     /// `n` unique IDs minted in parallel, as [`par_fill`](Self::par_fill). They are not in

@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::batch::IdBatch;
 use crate::clock::Clock;
 use crate::error::{LayoutError, MintError};
+use crate::fill::{fill_with, FillError};
 use crate::id::Id;
 use crate::layout::Layout;
 
@@ -99,6 +100,28 @@ pub trait IdSource {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     fn try_next_ids(&self, n: u64) -> Result<IdBatch, Self::Error>;
+
+    /// Fills `out` with unique, increasing IDs, tick by tick: one reservation
+    /// ([`next_ids`](Self::next_ids), with the source's own checks: a fence's included) per
+    /// tick, each waiting as `next_ids` does, written whole in runs of `base + i × step`.
+    ///
+    /// On error it stops and returns it with how many IDs it wrote
+    /// ([`FillError::filled`]): those, at the front of `out`, were issued and are valid (each
+    /// unique, greater than the one before); the rest of `out` is as it was. A reservation
+    /// never asks for more than the slice has left, so the fill drops no ID it reserved.
+    /// Implementors may override it with a faster loop that keeps these promises.
+    ///
+    /// ```
+    /// use snowmint::{Generator, Id, IdSource, Layout};
+    /// let gen = Generator::new(Layout::TWITTER, 1)?;
+    /// let mut ids = vec![Id::MIN; 10_000]; // more than one 4,096-ID tick
+    /// IdSource::fill(&gen, &mut ids)?;
+    /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn fill(&self, out: &mut [Id]) -> Result<(), FillError<Self::Error>> {
+        fill_with(out, |n| self.next_ids(n))
+    }
 
     /// The layout of the IDs.
     ///
@@ -279,6 +302,11 @@ macro_rules! forward_source {
             #[inline]
             fn try_next_ids(&self, n: u64) -> Result<IdBatch, S::Error> {
                 (**self).try_next_ids(n)
+            }
+
+            #[inline]
+            fn fill(&self, out: &mut [Id]) -> Result<(), FillError<S::Error>> {
+                (**self).fill(out)
             }
 
             fn layout(&self) -> &Layout {

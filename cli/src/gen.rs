@@ -1,9 +1,7 @@
 //! `snowmint gen`: mint IDs, one per line.
 
+use snowmint::{FillError, Generator, Id, LayoutError};
 use std::io::{self, Write};
-use std::time::Duration;
-
-use snowmint::{Generator, IdBatch, LayoutError, MintError};
 
 use crate::error::CliError;
 use crate::format::Format;
@@ -14,10 +12,11 @@ use crate::value;
 
 /// Mint IDs, one per line.
 ///
-/// IDs come from one generator on the TSC clock, reserved a tick's worth at a time, so the
-/// rate is the layout's cap per node (4,096,000/s for twitter, 25,600/s for sonyflake; see
-/// `snowmint layouts`): more IDs per second need more node numbers. When a tick is used up,
-/// the output gathered so far is written, and the tool sleeps until the next tick.
+/// IDs come from one generator on the TSC clock, filled 4,096 at a time (one reservation
+/// per tick), so the rate is the layout's cap per node (4,096,000/s for twitter, 25,600/s
+/// for sonyflake; see `snowmint layouts`): more IDs per second need more node numbers. When
+/// a tick is used up, the generator waits for the next one; the output is written every
+/// MiB and at the end.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// How many IDs
@@ -42,9 +41,9 @@ const OUT_BUFFER: usize = 1 << 20;
 /// The longest line: 20 decimal digits (or 64 binary ones), quotes, newline.
 const MAX_LINE: usize = 66;
 
-/// Waits shorter than this spin instead of sleeping: a sleep wakes 50–100 µs late (timer
-/// slack), and a system call costs more than a few microseconds of spinning.
-const SPIN_BELOW: Duration = Duration::from_micros(20);
+/// IDs per fill: a Twitter tick's worth, so that a fill at the cap is about one reservation,
+/// and the formatting of one fill's IDs (tens of microseconds) stays well inside a tick.
+const CHUNK: usize = 4_096;
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let node = args.node.resolve(&args.layout.layout)?;
@@ -59,34 +58,29 @@ pub fn run(args: Args) -> Result<(), CliError> {
     })?;
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    let mut buf = Vec::with_capacity(OUT_BUFFER + MAX_LINE * 4_096);
+    let mut buf = Vec::with_capacity(OUT_BUFFER + MAX_LINE * CHUNK);
     let mut digits = itoa::Buffer::new();
+    let mut ids = vec![Id::MIN; CHUNK];
     let mut left = args.count;
     while left > 0 {
-        // One CAS reserves up to the rest of the current tick, without waiting.
-        let batch = match gen.try_next_ids(left) {
-            Ok(batch) => batch,
-            Err(MintError::Exhausted { retry_after }) => {
-                // The tick is used up: write what is gathered while the clock moves on,
-                // then look again (the write took time); wait only with nothing to write.
-                if buf.is_empty() {
-                    wait(retry_after);
-                } else {
-                    write_out(&mut out, &mut buf)?;
-                }
-                continue;
-            }
-            // The clock stepped back (or worse): the generator's own waiting rules decide.
-            Err(_) => gen.next_ids(left).map_err(|e| {
-                CliError::system(format_args!(
-                    "minting stopped after {} IDs: {e}",
-                    args.count - left
-                ))
-            })?,
-        };
-        let take = batch.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-        append(args.format, batch.take(take), &mut buf, &mut digits)?;
-        left -= take as u64;
+        let chunk = &mut ids[..usize::try_from(left).map_or(CHUNK, |left| left.min(CHUNK))];
+        // One reservation per tick, waiting for the next tick as the generator does.
+        let filled = gen.fill(chunk);
+        let written = filled
+            .as_ref()
+            .map_or_else(FillError::filled, |()| chunk.len());
+        append(args.format, &chunk[..written], &mut buf, &mut digits)?;
+        left -= written as u64;
+        if let Err(e) = filled {
+            // The IDs minted before the error are valid: they go out before it is reported.
+            write_out(&mut out, &mut buf)?;
+            out.flush()?;
+            return Err(CliError::system(format_args!(
+                "minting stopped after {} IDs: {}",
+                args.count - left,
+                e.error()
+            )));
+        }
         if buf.len() >= OUT_BUFFER {
             write_out(&mut out, &mut buf)?;
         }
@@ -100,7 +94,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
 /// step from a table, no allocation); the other forms through the library's encoders.
 fn append(
     format: Format,
-    ids: std::iter::Take<IdBatch>,
+    ids: &[Id],
     buf: &mut Vec<u8>,
     digits: &mut itoa::Buffer,
 ) -> io::Result<()> {
@@ -120,7 +114,7 @@ fn append(
             }
         }
         other => {
-            for id in ids {
+            for &id in ids {
                 other.write(buf, id)?;
                 buf.push(b'\n');
             }
@@ -136,19 +130,4 @@ fn write_out(out: &mut impl Write, buf: &mut Vec<u8>) -> io::Result<()> {
         buf.clear();
     }
     Ok(())
-}
-
-/// Waits for the next tick. Sleeping past its start costs nothing: the whole tick's
-/// sequence is still there (only sleeping through an entire tick would lose IDs), and a
-/// sleeping process, unlike one spinning or yielding, leaves the core to others and is
-/// woken promptly by the scheduler when its time comes.
-fn wait(retry_after: Duration) {
-    if retry_after < SPIN_BELOW {
-        let until = std::time::Instant::now() + retry_after;
-        while std::time::Instant::now() < until {
-            std::hint::spin_loop();
-        }
-    } else {
-        std::thread::sleep(retry_after);
-    }
 }

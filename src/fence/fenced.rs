@@ -13,6 +13,7 @@ use super::mark::{ceil_millis, high_id, low_id};
 use super::window::Window;
 use crate::batch::IdBatch;
 use crate::clock::Clock;
+use crate::fill::{fill_with, FillError};
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::source::IdSource;
@@ -318,6 +319,27 @@ where
         self.gate.check_batch(batch)
     }
 
+    /// Fills `out` with unique, increasing IDs, one reservation per tick, as
+    /// [`IdSource::fill`]: each reservation is checked as [`next_ids`](Self::next_ids)'
+    /// batches are, so a fill stops (with [`FillError::filled`] IDs written) at the secured
+    /// limit or when the node is fenced.
+    ///
+    /// ```
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fill-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// use snowmint::{FileGuard, Generator, Id, Layout};
+    /// let gen = FileGuard::new(dir.join("n.hwm")).start(Generator::builder(Layout::TWITTER))?;
+    /// let mut ids = [Id::MIN; 1_000];
+    /// gen.fill(&mut ids)?;
+    /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    /// # drop(gen);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fill(&self, out: &mut [Id]) -> Result<(), FillError<FenceError>> {
+        fill_with(out, |n| self.next_ids(n))
+    }
+
     /// Whether minting is refused now (the hold could not be confirmed in time, or is lost).
     ///
     /// ```
@@ -511,6 +533,10 @@ where
 
     fn try_next_ids(&self, n: u64) -> Result<IdBatch, FenceError> {
         Fenced::try_next_ids(self, n)
+    }
+
+    fn fill(&self, out: &mut [Id]) -> Result<(), FillError<FenceError>> {
+        Fenced::fill(self, out)
     }
 
     fn layout(&self) -> &Layout {

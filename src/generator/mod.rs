@@ -11,6 +11,7 @@ use crossbeam_utils::CachePadded;
 use crate::batch::IdBatch;
 use crate::clock::{Clock, TscClock};
 use crate::error::{LayoutError, MintError};
+use crate::fill::{fill_with, FillError};
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::mint::cell::StateCell;
@@ -232,6 +233,22 @@ impl<C: Clock> Generator<C> {
         ))
     }
 
+    /// Fills `out` with unique, increasing IDs, one reservation per tick, as
+    /// [`IdSource::fill`] (on error, the first [`FillError::filled`] IDs are written and
+    /// issued, the rest of `out` as it was).
+    ///
+    /// ```
+    /// use snowmint::{Generator, Id, Layout};
+    /// let gen = Generator::new(Layout::TWITTER, 1)?;
+    /// let mut ids = [Id::MIN; 4_096];
+    /// gen.fill(&mut ids)?;
+    /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fill(&self, out: &mut [Id]) -> Result<(), FillError<MintError>> {
+        fill_with(out, |n| self.next_ids(n))
+    }
+
     /// The layout of the IDs this generator mints.
     ///
     /// ```
@@ -357,6 +374,10 @@ impl<C: Clock> IdSource for Generator<C> {
 
     fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
         Generator::try_next_ids(self, n)
+    }
+
+    fn fill(&self, out: &mut [Id]) -> Result<(), FillError<MintError>> {
+        Generator::fill(self, out)
     }
 
     fn layout(&self) -> &Layout {

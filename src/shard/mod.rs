@@ -18,6 +18,7 @@ use self::slots::Slots;
 use crate::batch::IdBatch;
 use crate::clock::{Clock, TscClock};
 use crate::error::MintError;
+use crate::fill::{fill_with, FillError};
 use crate::generator::Generator;
 use crate::id::Id;
 use crate::layout::Layout;
@@ -70,14 +71,15 @@ use crate::source::IdSource;
 /// ```
 pub struct ShardedGenerator<C = TscClock> {
     shared: Arc<Shared<C>>,
+    /// `local::key` of the shared slots, beside the pointer to them: the hot path compares
+    /// it with the thread's hot copy without first loading through `shared`.
+    slots_key: usize,
 }
 
 /// What every owned shard and thread of one sharded generator uses.
 pub(crate) struct Shared<C> {
     pub(crate) minter: Minter<C>,
     pub(crate) slots: Arc<Slots>,
-    /// `local::key(&slots)`, kept beside the minter for the thread-local hot path.
-    slots_key: usize,
     node: u64,
     shard_bits: u8,
 }
@@ -133,9 +135,9 @@ impl<C: Clock> ShardedGenerator<C> {
         minter.whose.node = Some(node);
         let slots = Arc::new(slots);
         Ok(ShardedGenerator {
+            slots_key: local::key(&slots),
             shared: Arc::new(Shared {
                 minter,
-                slots_key: local::key(&slots),
                 slots,
                 node,
                 shard_bits,
@@ -158,7 +160,7 @@ impl<C: Clock> ShardedGenerator<C> {
     #[inline(always)]
     pub fn next_id(&self) -> Result<Id, MintError> {
         let m = &self.shared.minter;
-        match local::with_own(self.shared.slots_key, |state, cache| {
+        match local::with_own(self.slots_key, |state, cache| {
             m.take_one_from_cache(state, cache)
         }) {
             Some(id) => Ok(Id::from_u64(id)),
@@ -176,7 +178,7 @@ impl<C: Clock> ShardedGenerator<C> {
     #[inline]
     pub fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
         let m = &self.shared.minter;
-        match local::with_own(self.shared.slots_key, |state, cache| {
+        match local::with_own(self.slots_key, |state, cache| {
             m.take_one_from_cache(state, cache)
         }) {
             Some(id) => Ok(Id::from_u64(id)),
@@ -249,6 +251,22 @@ impl<C: Clock> ShardedGenerator<C> {
     pub fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
         // A zero timeout never starts a wait: the non-blocking form.
         self.batch(n, Duration::ZERO)
+    }
+
+    /// Fills `out` with unique, increasing IDs from this thread's shard, one reservation per
+    /// tick, as [`IdSource::fill`]. For a large slice over several threads, see `par_fill`
+    /// (feature `rayon`), which runs this on each worker's part.
+    ///
+    /// ```
+    /// use snowmint::{Id, Layout, ShardedGenerator};
+    /// let gen = ShardedGenerator::builder(Layout::TWITTER).build()?;
+    /// let mut ids = vec![Id::MIN; 10_000];
+    /// gen.fill(&mut ids)?;
+    /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fill(&self, out: &mut [Id]) -> Result<(), FillError<MintError>> {
+        fill_with(out, |n| self.next_ids(n))
     }
 
     fn batch(&self, n: u64, timeout: Duration) -> Result<IdBatch, MintError> {
@@ -480,6 +498,10 @@ impl<C: Clock> IdSource for ShardedGenerator<C> {
 
     fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
         ShardedGenerator::try_next_ids(self, n)
+    }
+
+    fn fill(&self, out: &mut [Id]) -> Result<(), FillError<MintError>> {
+        ShardedGenerator::fill(self, out)
     }
 
     fn layout(&self) -> &Layout {

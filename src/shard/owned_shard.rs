@@ -3,11 +3,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crossbeam_utils::CachePadded;
+
 use super::slots::Hold;
 use super::Shared;
 use crate::batch::IdBatch;
 use crate::clock::{Clock, TscClock};
 use crate::error::MintError;
+use crate::fill::{fill_with, FillError};
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::source::IdSource;
@@ -39,12 +42,18 @@ use crate::source::IdSource;
 /// ```
 pub struct OwnedShard<C = TscClock> {
     shared: Arc<Shared<C>>,
-    hold: Hold,
+    /// The state written on every ID, on cache lines of its own: owned shards kept side by
+    /// side (an array, a `Vec`, one struct) by threads on other cores never share a line,
+    /// nor the pair of lines the CPU fetches together.
+    hold: CachePadded<Hold>,
 }
 
 impl<C: Clock> OwnedShard<C> {
     pub(crate) fn new(shared: Arc<Shared<C>>, hold: Hold) -> OwnedShard<C> {
-        OwnedShard { shared, hold }
+        OwnedShard {
+            shared,
+            hold: CachePadded::new(hold),
+        }
     }
 
     /// The next ID, waiting (at most `max_wait`) if this shard's tick is used up.
@@ -131,6 +140,22 @@ impl<C: Clock> OwnedShard<C> {
         let (first, last) = m.try_take(&self.hold.state, n)?;
         self.hold.note(last);
         Ok(IdBatch::new(m.layout, self.hold.node_in_place, first, last))
+    }
+
+    /// Fills `out` with unique, increasing IDs from this shard, one reservation per tick, as
+    /// [`IdSource::fill`].
+    ///
+    /// ```
+    /// use snowmint::{Id, Layout, ShardedGenerator};
+    /// let gen = ShardedGenerator::builder(Layout::TWITTER).build()?;
+    /// let owned = gen.own_shard()?;
+    /// let mut ids = [Id::MIN; 100];
+    /// owned.fill(&mut ids)?;
+    /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fill(&self, out: &mut [Id]) -> Result<(), FillError<MintError>> {
+        fill_with(out, |n| self.next_ids(n))
     }
 
     /// The node this shard belongs to: its generator's node, the node bits above the shards.
@@ -248,6 +273,10 @@ impl<C: Clock> IdSource for OwnedShard<C> {
 
     fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
         OwnedShard::try_next_ids(self, n)
+    }
+
+    fn fill(&self, out: &mut [Id]) -> Result<(), FillError<MintError>> {
+        OwnedShard::fill(self, out)
     }
 
     fn layout(&self) -> &Layout {

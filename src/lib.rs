@@ -30,14 +30,16 @@
 //!
 //! Without the default feature `std` the crate is `#![no_std]`: layouts, IDs, encodings and a
 //! [`Generator`] over a clock of the caller's. More: [`docs::no_std`].
-#![cfg_attr(not(feature = "std"), no_std)]
+// The unit tests link std (the test harness does anyway), so that the core's own tests run
+// without the `std` feature: `cargo test --no-default-features --lib`.
+#![cfg_attr(not(any(feature = "std", test)), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 // Without `std` the shards are gone, and with them the only users of the tick cache and a
 // batch's cutting: kept compiled rather than gated item by item.
 #![cfg_attr(not(feature = "std"), allow(dead_code))]
 
-#[cfg(feature = "alloc")]
+#[cfg(any(feature = "alloc", test))]
 extern crate alloc;
 
 #[cfg(feature = "std")]
@@ -89,7 +91,7 @@ pub use self::bigint::BigintError;
 pub use self::clock::Clock;
 #[cfg(feature = "js")]
 pub use self::clock::JsClock;
-#[cfg(feature = "alloc")]
+#[cfg(any(feature = "alloc", test))]
 pub use self::clock::ManualClock;
 #[cfg(feature = "std")]
 pub use self::clock::{TscClock, TscClockBuilder, TscClockError, WallClock};

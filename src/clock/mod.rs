@@ -4,7 +4,7 @@
 mod error;
 #[cfg(feature = "js")]
 mod js;
-#[cfg(feature = "alloc")]
+#[cfg(any(feature = "alloc", test))]
 mod manual;
 #[cfg(feature = "std")]
 mod ticker;
@@ -19,7 +19,7 @@ mod wall;
 pub use self::error::TscClockError;
 #[cfg(feature = "js")]
 pub use self::js::JsClock;
-#[cfg(feature = "alloc")]
+#[cfg(any(feature = "alloc", test))]
 pub use self::manual::ManualClock;
 #[cfg(feature = "std")]
 pub use self::tsc::TscClock;

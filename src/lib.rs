@@ -96,9 +96,9 @@ pub use self::clock::ManualClock;
 #[cfg(feature = "std")]
 pub use self::clock::{TscClock, TscClockBuilder, TscClockError, WallClock};
 pub use self::decoded::Decoded;
-pub use self::encoding::{EncodedId, Encoding, ParseErrorKind, ParseIdError};
 #[cfg(feature = "alloc")]
 pub use self::encoding::ParseEncodingError;
+pub use self::encoding::{EncodedId, Encoding, ParseErrorKind, ParseIdError};
 pub use self::error::{Field, LayoutError, MintError};
 #[cfg(feature = "std")]
 pub use self::fence::{Cause, FenceError, Fenced, FileGuard, GuardError, Keeper, Renewal};

@@ -298,7 +298,12 @@ impl<C: Clock> Minter<C> {
 
     /// The error of a blocked call that stops waiting, with the end of its wait recorded.
     #[cold]
-    fn gave_up(&self, blocked: Blocked, waiting: Option<WaitReason>, start: Stopwatch) -> MintError {
+    fn gave_up(
+        &self,
+        blocked: Blocked,
+        waiting: Option<WaitReason>,
+        start: Stopwatch,
+    ) -> MintError {
         if let Some(reason) = waiting {
             events::wait_ended(reason, start.elapsed(&self.clock));
         }

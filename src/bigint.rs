@@ -61,7 +61,7 @@ impl fmt::Display for BigintError {
     }
 }
 
-impl std::error::Error for BigintError {}
+impl core::error::Error for BigintError {}
 
 impl TryFrom<Id> for i64 {
     type Error = BigintError;

@@ -1,5 +1,6 @@
 //! [`Decoded`]: the fields of one ID under one layout.
 
+#[cfg(feature = "std")]
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::parts::Parts;
@@ -127,6 +128,7 @@ impl Decoded {
     /// assert_eq!(l.decode(l.compose(0, snowmint::Parts { node: 0, sequence: 0 })?).time(), l.epoch());
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
+    #[cfg(feature = "std")]
     pub fn time(&self) -> SystemTime {
         let secs = (self.unix_nanos / 1_000_000_000) as u64;
         UNIX_EPOCH + Duration::new(secs, (self.unix_nanos % 1_000_000_000) as u32)

@@ -1,7 +1,7 @@
 //! Errors of layouts and of minting.
 
 use core::fmt;
-use std::time::Duration;
+use core::time::Duration;
 
 use crate::rfc3339::Utc;
 
@@ -188,7 +188,7 @@ impl fmt::Display for LayoutError {
     }
 }
 
-impl std::error::Error for LayoutError {}
+impl core::error::Error for LayoutError {}
 
 /// Why a generator could not mint an ID.
 ///
@@ -277,4 +277,4 @@ impl fmt::Display for MintError {
     }
 }
 
-impl std::error::Error for MintError {}
+impl core::error::Error for MintError {}

@@ -42,7 +42,7 @@
 //! `sequence_bits` of the layout, the node where one is known (`node`, `shard`), and the
 //! amounts (`wait_us`, `behind_us`, `limit_unix_millis`, `mark_unix_millis`).
 
-use std::time::Duration;
+use core::time::Duration;
 
 use crate::error::MintError;
 use crate::fence::{FenceError, Renewal};

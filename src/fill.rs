@@ -23,7 +23,7 @@ use crate::id::Id;
 /// assert!(matches!(err.error(), MintError::Exhausted { .. }));
 /// assert!(ids[..256].windows(2).all(|w| w[0] < w[1]));
 /// assert_eq!(ids[256], Id::MIN, "untouched");
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), Box<dyn core::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FillError<E> {
@@ -39,7 +39,7 @@ impl<E> FillError<E> {
     /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
     /// let gen = Generator::builder(Layout::SONYFLAKE).clock(clock).max_wait(std::time::Duration::ZERO).build()?;
     /// assert_eq!(gen.fill(&mut [Id::MIN; 257]).unwrap_err().filled(), 256);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # Ok::<(), Box<dyn core::error::Error>>(())
     /// ```
     pub fn filled(&self) -> usize {
         self.filled
@@ -53,7 +53,7 @@ impl<E> FillError<E> {
     /// let gen = Generator::builder(Layout::SONYFLAKE).clock(clock).max_wait(std::time::Duration::ZERO).build()?;
     /// let err = gen.fill(&mut [Id::MIN; 257]).unwrap_err();
     /// assert!(matches!(err.error(), MintError::Exhausted { .. }));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # Ok::<(), Box<dyn core::error::Error>>(())
     /// ```
     pub fn error(&self) -> &E {
         &self.error
@@ -70,7 +70,7 @@ impl<E> FillError<E> {
     ///     Ok(ids)
     /// }
     /// assert!(three(&Generator::new(Layout::TWITTER, 1)?).is_ok());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # Ok::<(), Box<dyn core::error::Error>>(())
     /// ```
     pub fn into_error(self) -> E {
         self.error
@@ -87,8 +87,8 @@ impl<E: fmt::Display> fmt::Display for FillError<E> {
     }
 }
 
-impl<E: std::error::Error + 'static> std::error::Error for FillError<E> {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+impl<E: core::error::Error + 'static> core::error::Error for FillError<E> {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         Some(&self.error)
     }
 }

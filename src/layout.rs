@@ -1,6 +1,8 @@
 //! [`Layout`]: which bits of an ID hold the time, the node and the sequence.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use core::time::Duration;
+#[cfg(feature = "std")]
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::decoded::Decoded;
 use crate::divisor::Divisor;
@@ -270,6 +272,7 @@ impl LayoutBuilder {
     /// assert_eq!(l.epoch(), start);
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
+    #[cfg(feature = "std")]
     pub fn epoch(mut self, epoch: SystemTime) -> Self {
         match epoch.duration_since(UNIX_EPOCH) {
             Ok(since) => {
@@ -413,7 +416,8 @@ impl LayoutBuilder {
         }
     }
 
-    /// Validates every rule, including that the epoch is not in the future by the wall clock.
+    /// Validates every rule, including (with `std`: without it there is no wall clock to ask)
+    /// that the epoch is not in the future by the wall clock.
     ///
     /// ```
     /// use snowmint::{Layout, LayoutError};
@@ -422,9 +426,11 @@ impl LayoutBuilder {
     /// ```
     pub fn build(self) -> Result<Layout, LayoutError> {
         let layout = self.validate()?;
+        #[cfg(feature = "std")]
         let now_nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+        #[cfg(feature = "std")]
         if layout.epoch_nanos > now_nanos {
             // Exact: validate refused every epoch past u64 nanoseconds.
             return Err(LayoutError::EpochInFuture {
@@ -723,6 +729,7 @@ impl Layout {
     /// use std::time::{Duration, UNIX_EPOCH};
     /// assert_eq!(snowmint::Layout::DISCORD.epoch(), UNIX_EPOCH + Duration::from_secs(1_420_070_400));
     /// ```
+    #[cfg(feature = "std")]
     pub fn epoch(&self) -> SystemTime {
         UNIX_EPOCH + Duration::from_nanos(self.epoch_nanos)
     }
@@ -792,6 +799,7 @@ impl Layout {
     /// let js = snowmint::Layout::JS53;
     /// assert_eq!(js.expiry(), UNIX_EPOCH + Duration::from_millis(js.expiry_unix_millis()));
     /// ```
+    #[cfg(feature = "std")]
     pub fn expiry(&self) -> SystemTime {
         let nanos = self.expiry_unix_nanos();
         let secs = (nanos / 1_000_000_000) as u64;
@@ -868,6 +876,7 @@ impl Layout {
     /// assert_eq!(l.compose_at(at, Parts { node: 1, sequence: 0 })?, l.compose(5, Parts { node: 1, sequence: 0 })?);
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
+    #[cfg(feature = "std")]
     pub fn compose_at(&self, time: SystemTime, parts: Parts) -> Result<Id, LayoutError> {
         self.compose(self.ticks_at(time)?, parts)
     }
@@ -886,6 +895,7 @@ impl Layout {
     /// assert_eq!(to.to_u64() - from.to_u64(), (1 << 22) - 1);
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
+    #[cfg(feature = "std")]
     pub fn first_id_at(&self, time: SystemTime) -> Result<Id, LayoutError> {
         self.compose_at(time, Parts::default())
     }
@@ -899,6 +909,7 @@ impl Layout {
     /// assert!(l.last_id_at(t)? > l.first_id_at(t)?);
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
+    #[cfg(feature = "std")]
     pub fn last_id_at(&self, time: SystemTime) -> Result<Id, LayoutError> {
         let parts = Parts {
             node: self.max_node(),
@@ -918,6 +929,7 @@ impl Layout {
     /// assert!(matches!(l.ticks_at(UNIX_EPOCH), Err(LayoutError::TimeBeforeEpoch { .. })));
     /// # Ok::<(), LayoutError>(())
     /// ```
+    #[cfg(feature = "std")]
     pub fn ticks_at(&self, time: SystemTime) -> Result<u64, LayoutError> {
         let nanos = match time.duration_since(UNIX_EPOCH) {
             Ok(since) => since.as_nanos(),

@@ -27,9 +27,22 @@
 //!
 //! Also: [`docs::migrating`] (from bwmarrin/snowflake and sonyflake), [`docs::cli`] (the
 //! `snowmint` command), [`docs::proof`] (how the guarantees are checked).
+//!
+//! Without the default feature `std` the crate is `#![no_std]`: layouts, IDs, encodings and a
+//! [`Generator`] over a clock of the caller's. More: [`docs::no_std`].
+// The unit tests link std (the test harness does anyway), so that the core's own tests run
+// without the `std` feature: `cargo test --no-default-features --lib`.
+#![cfg_attr(not(any(feature = "std", test)), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+// Without `std` the shards are gone, and with them the only users of the tick cache and a
+// batch's cutting: kept compiled rather than gated item by item.
+#![cfg_attr(not(feature = "std"), allow(dead_code))]
 
+#[cfg(any(feature = "alloc", test))]
+extern crate alloc;
+
+#[cfg(feature = "std")]
 pub mod asynchronous;
 mod batch;
 mod bigint;
@@ -41,7 +54,12 @@ mod encoding;
 mod error;
 #[cfg(feature = "etcd")]
 pub mod etcd;
+#[cfg(feature = "std")]
 mod events;
+#[cfg(not(feature = "std"))]
+#[path = "events_core.rs"]
+mod events;
+#[cfg(feature = "std")]
 mod fence;
 mod fill;
 mod generator;
@@ -50,6 +68,7 @@ mod layout;
 #[cfg(any(feature = "redis", feature = "etcd"))]
 pub mod lease;
 mod mint;
+#[cfg(feature = "std")]
 pub mod node;
 mod parts;
 #[cfg(feature = "postgres")]
@@ -61,6 +80,7 @@ pub mod redis;
 mod rfc3339;
 #[cfg(feature = "serde")]
 pub mod serde;
+#[cfg(feature = "std")]
 mod shard;
 mod source;
 #[cfg(feature = "sqlx")]
@@ -69,20 +89,31 @@ mod sync;
 
 pub use self::batch::IdBatch;
 pub use self::bigint::BigintError;
-pub use self::clock::{Clock, ManualClock, TscClock, TscClockBuilder, TscClockError, WallClock};
+pub use self::clock::Clock;
+#[cfg(feature = "js")]
+pub use self::clock::JsClock;
+#[cfg(any(feature = "alloc", test))]
+pub use self::clock::ManualClock;
+#[cfg(feature = "std")]
+pub use self::clock::{TscClock, TscClockBuilder, TscClockError, WallClock};
 pub use self::decoded::Decoded;
-pub use self::encoding::{EncodedId, Encoding, ParseEncodingError, ParseErrorKind, ParseIdError};
+#[cfg(feature = "alloc")]
+pub use self::encoding::ParseEncodingError;
+pub use self::encoding::{EncodedId, Encoding, ParseErrorKind, ParseIdError};
 pub use self::error::{Field, LayoutError, MintError};
 #[cfg(feature = "metrics")]
 pub use self::events::describe_metrics;
+#[cfg(feature = "std")]
 pub use self::fence::{Cause, FenceError, Fenced, FileGuard, GuardError, Keeper, Renewal};
 pub use self::fill::FillError;
 pub use self::generator::{Generator, GeneratorBuilder};
 pub use self::id::Id;
 pub use self::layout::{Layout, LayoutBuilder, Order, TimeGrid};
 pub use self::mint::Rollback;
+#[cfg(feature = "std")]
 pub use self::node::{NodeError, NodeSource};
 pub use self::parts::Parts;
+#[cfg(feature = "std")]
 pub use self::shard::{OwnedShard, ShardError, ShardedGenerator, ShardedGeneratorBuilder};
 pub use self::source::{IdSource, MintFailure, SourceBuilder};
 

@@ -1,8 +1,9 @@
 //! [`IdSource`]: the one trait every source of IDs implements, [`MintFailure`] for its
 //! errors, and [`SourceBuilder`] for the settings of a source whose node comes from outside.
 
-use std::sync::Arc;
-use std::time::Duration;
+#[cfg(feature = "alloc")]
+use alloc::{boxed::Box, sync::Arc};
+use core::time::Duration;
 
 use crate::batch::IdBatch;
 use crate::clock::Clock;
@@ -176,7 +177,7 @@ pub trait IdSource {
 /// let e = MintError::Exhausted { retry_after: Duration::from_micros(3) };
 /// assert_eq!(MintFailure::retry_after(&e), Some(Duration::from_micros(3)));
 /// ```
-pub trait MintFailure: std::error::Error + From<MintError> + Send + Sync + 'static {
+pub trait MintFailure: core::error::Error + From<MintError> + Send + Sync + 'static {
     /// How long to wait before trying again, when waiting can help; `None` when it cannot
     /// (the layout expired, the node was lost).
     ///
@@ -214,7 +215,7 @@ pub trait SourceBuilder: Sized {
     type Source: IdSource;
     /// Why it refuses its settings: [`LayoutError`], or
     /// [`ShardError`](crate::ShardError) for a sharded generator.
-    type Error: std::error::Error + From<LayoutError> + Send + Sync + 'static;
+    type Error: core::error::Error + From<LayoutError> + Send + Sync + 'static;
 
     /// The largest node number the source takes (its node, when sharded).
     ///
@@ -328,4 +329,6 @@ macro_rules! forward_source {
     )*};
 }
 
-forward_source!(&S, Arc<S>, Box<S>);
+forward_source!(&S);
+#[cfg(feature = "alloc")]
+forward_source!(Arc<S>, Box<S>);

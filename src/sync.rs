@@ -11,11 +11,12 @@ pub(crate) use loom::{
 };
 
 #[cfg(not(loom))]
-pub(crate) use std::{
+pub(crate) use core::{
     hint::spin_loop,
     sync::atomic::{AtomicU64, Ordering},
-    thread::yield_now,
 };
+#[cfg(all(not(loom), feature = "std"))]
+pub(crate) use std::thread::yield_now;
 
 /// How many doublings of `spin_loop` a contended CAS retry backs off for. Under loom every
 /// spin hint is a scheduling point, so backing off only multiplies the states to explore.
@@ -29,10 +30,11 @@ pub(crate) const SPIN_DOUBLINGS: u32 = 6;
 #[cfg(loom)]
 pub(crate) use loom::sync::{atomic::AtomicBool, Mutex, MutexGuard};
 
-#[cfg(not(loom))]
+#[cfg(all(not(loom), feature = "std"))]
 pub(crate) use std::sync::{atomic::AtomicBool, Mutex, MutexGuard};
 
 /// What a thread-local made with [`exiting_thread_local`] does when its thread ends.
+#[cfg(feature = "std")]
 pub(crate) trait ThreadExit {
     /// Hands back what the thread held; the value stays readable (and empty) afterwards.
     fn thread_exit(&self);
@@ -42,7 +44,7 @@ pub(crate) trait ThreadExit {
 /// it with no liveness check (a plain `#[thread_local]` static that outlives every
 /// destructor); its [`ThreadExit::thread_exit`] runs at thread exit once
 /// [`arm_thread_exit`] was called on the thread.
-#[cfg(not(loom))]
+#[cfg(all(not(loom), feature = "std"))]
 macro_rules! exiting_thread_local {
     ($vis:vis static $name:ident: $t:ty = $init:expr;) => {
         std::thread_local! { $vis static $name: $t = const { $init }; }
@@ -61,13 +63,14 @@ macro_rules! exiting_thread_local {
     };
 }
 
+#[cfg(feature = "std")]
 pub(crate) use exiting_thread_local;
 
 /// Calls the thread's exit hook when std destroys it at thread exit.
-#[cfg(not(loom))]
+#[cfg(all(not(loom), feature = "std"))]
 struct ExitHook(core::cell::Cell<Option<fn()>>);
 
-#[cfg(not(loom))]
+#[cfg(all(not(loom), feature = "std"))]
 impl Drop for ExitHook {
     fn drop(&mut self) {
         if let Some(hook) = self.0.get() {
@@ -76,7 +79,7 @@ impl Drop for ExitHook {
     }
 }
 
-#[cfg(not(loom))]
+#[cfg(all(not(loom), feature = "std"))]
 std::thread_local! {
     static EXIT_HOOK: ExitHook = const { ExitHook(core::cell::Cell::new(None)) };
 }
@@ -84,7 +87,7 @@ std::thread_local! {
 /// Makes `hook` run when this thread ends (one hook per thread: the shard registry's).
 /// `false` if the thread is already ending: then nothing that needs handing back may be
 /// taken.
-#[cfg(not(loom))]
+#[cfg(all(not(loom), feature = "std"))]
 pub(crate) fn arm_thread_exit(hook: fn()) -> bool {
     EXIT_HOOK.try_with(|h| h.0.set(Some(hook))).is_ok()
 }

@@ -1,7 +1,7 @@
 //! [`ManualClock`]: a clock that moves only when told to, for tests and loom models.
 
-use std::sync::Arc;
-use std::time::Duration;
+use alloc::sync::Arc;
+use core::time::Duration;
 
 use super::Clock;
 use crate::sync::{AtomicU64, Ordering};

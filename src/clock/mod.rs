@@ -1,19 +1,35 @@
 //! Time sources: the [`Clock`] trait and its three implementations.
 
+#[cfg(feature = "std")]
 mod error;
+#[cfg(feature = "js")]
+mod js;
+#[cfg(any(feature = "alloc", test))]
 mod manual;
+#[cfg(feature = "std")]
 mod ticker;
+#[cfg(feature = "std")]
 mod tsc;
+#[cfg(feature = "std")]
 mod tsc_builder;
+#[cfg(feature = "std")]
 mod wall;
 
+#[cfg(feature = "std")]
 pub use self::error::TscClockError;
+#[cfg(feature = "js")]
+pub use self::js::JsClock;
+#[cfg(any(feature = "alloc", test))]
 pub use self::manual::ManualClock;
+#[cfg(feature = "std")]
 pub use self::tsc::TscClock;
+#[cfg(feature = "std")]
 pub use self::tsc_builder::TscClockBuilder;
+#[cfg(feature = "std")]
 pub use self::wall::WallClock;
 
-use std::sync::Arc;
+#[cfg(feature = "alloc")]
+use alloc::{boxed::Box, sync::Arc};
 
 /// A source of wall-clock time for a generator, in nanoseconds since the Unix epoch.
 ///
@@ -78,9 +94,12 @@ macro_rules! forward_clock {
     )*};
 }
 
-forward_clock!(&C, Arc<C>, Box<C>);
+forward_clock!(&C);
+#[cfg(feature = "alloc")]
+forward_clock!(Arc<C>, Box<C>);
 
 /// `SystemTime::now()` in Unix nanoseconds; 0 before 1970, saturating after 2554.
+#[cfg(feature = "std")]
 pub(crate) fn system_unix_nanos() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

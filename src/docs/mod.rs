@@ -12,11 +12,12 @@
 //! | [`cli`] | the `snowmint` command |
 //! | [`servers`] | async minting (feature `tokio`), metrics and tracing |
 //! | [`proof`] | loom, property tests, fuzzing, miri, stress tests |
+//! | [`no_std`] | without `std`: what each feature adds, a generator on a counter clock, WebAssembly |
 //!
 //! # Crate features
 //!
-//! None is on by default: without features the library needs only `quanta` and
-//! `crossbeam-utils`. The command-line tool is its own package, `snowmint-cli` in `cli/`.
+//! Only `std` is on by default: with it the library needs only `quanta` and
+//! `crossbeam-utils`; without it, nothing ([`no_std`]). The command-line tool is its own package, `snowmint-cli` in `cli/`.
 //!
 //! | feature | adds |
 //! |---|---|
@@ -59,3 +60,6 @@ pub mod servers {}
 
 #[doc = include_str!("proof.md")]
 pub mod proof {}
+
+#[doc = include_str!("no_std.md")]
+pub mod no_std {}

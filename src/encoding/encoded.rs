@@ -132,9 +132,10 @@ impl PartialEq<&str> for EncodedId {
     }
 }
 
-impl PartialEq<String> for EncodedId {
+#[cfg(feature = "alloc")]
+impl PartialEq<alloc::string::String> for EncodedId {
     #[inline]
-    fn eq(&self, other: &String) -> bool {
+    fn eq(&self, other: &alloc::string::String) -> bool {
         self.as_str() == other.as_str()
     }
 }
@@ -153,7 +154,8 @@ impl PartialEq<EncodedId> for &str {
     }
 }
 
-impl PartialEq<EncodedId> for String {
+#[cfg(feature = "alloc")]
+impl PartialEq<EncodedId> for alloc::string::String {
     #[inline]
     fn eq(&self, other: &EncodedId) -> bool {
         self.as_str() == other.as_str()

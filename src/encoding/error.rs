@@ -335,4 +335,4 @@ fn max_text(f: &mut fmt::Formatter<'_>, encoding: Encoding) -> fmt::Result {
         .try_for_each(|&b| fmt::Write::write_char(f, char::from(b)))
 }
 
-impl std::error::Error for ParseIdError {}
+impl core::error::Error for ParseIdError {}

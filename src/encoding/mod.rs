@@ -24,7 +24,9 @@ use core::str::FromStr;
 pub use self::encoded::EncodedId;
 pub use self::error::{ParseErrorKind, ParseIdError};
 use self::radix::{BASE2, BASE32, BASE36, BASE58, BWMARRIN_BYTES, DECIMAL, HEX};
-pub use self::scheme::{Encoding, ParseEncodingError};
+pub use self::scheme::Encoding;
+#[cfg(feature = "alloc")]
+pub use self::scheme::ParseEncodingError;
 use crate::id::Id;
 
 impl Id {

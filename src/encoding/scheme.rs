@@ -5,6 +5,7 @@
 //! and the parse error depend on it.
 
 use core::fmt;
+#[cfg(feature = "alloc")]
 use core::str::FromStr;
 
 /// A text encoding of an [`Id`](crate::id::Id).
@@ -217,6 +218,7 @@ impl fmt::Display for Encoding {
     }
 }
 
+#[cfg(feature = "alloc")]
 impl FromStr for Encoding {
     type Err = ParseEncodingError;
 
@@ -243,15 +245,17 @@ impl FromStr for Encoding {
 ///      decimal, base2, base32, base36, base58, base64, hex, bwmarrin-base64, bwmarrin-bytes",
 /// );
 /// ```
+#[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseEncodingError {
-    input: String,
+    input: alloc::string::String,
 }
 
+#[cfg(feature = "alloc")]
 impl ParseEncodingError {
     fn new(input: &str) -> ParseEncodingError {
         ParseEncodingError {
-            input: input.to_owned(),
+            input: alloc::borrow::ToOwned::to_owned(input),
         }
     }
 
@@ -266,6 +270,7 @@ impl ParseEncodingError {
     }
 }
 
+#[cfg(feature = "alloc")]
 impl fmt::Display for ParseEncodingError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "unknown ID encoding {:?}, expected one of: ", self.input)?;
@@ -279,4 +284,5 @@ impl fmt::Display for ParseEncodingError {
     }
 }
 
-impl std::error::Error for ParseEncodingError {}
+#[cfg(feature = "alloc")]
+impl core::error::Error for ParseEncodingError {}

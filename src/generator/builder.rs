@@ -1,6 +1,6 @@
 //! [`GeneratorBuilder`]: a generator's settings, checked when built.
 
-use std::time::Duration;
+use core::time::Duration;
 
 use super::Generator;
 use crate::clock::Clock;

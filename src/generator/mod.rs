@@ -4,13 +4,18 @@ mod builder;
 
 pub use self::builder::GeneratorBuilder;
 
-use std::time::Duration;
+use core::time::Duration;
 
+#[cfg(feature = "std")]
 use crossbeam_utils::CachePadded;
 
 use crate::batch::IdBatch;
-use crate::clock::{Clock, TscClock};
-use crate::error::{LayoutError, MintError};
+use crate::clock::Clock;
+#[cfg(feature = "std")]
+use crate::clock::TscClock;
+#[cfg(feature = "std")]
+use crate::error::LayoutError;
+use crate::error::MintError;
 use crate::fill::{fill_with, FillError};
 use crate::id::Id;
 use crate::layout::Layout;
@@ -44,7 +49,7 @@ use crate::sync::AtomicU64;
 /// assert_eq!(parts.node(), 42);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct Generator<C = TscClock> {
+pub struct Generator<#[cfg(feature = "std")] C = TscClock, #[cfg(not(feature = "std"))] C> {
     /// `tick << sequence_bits | sequence` of the last issued ID (0: none yet).
     state: CachePadded<AtomicU64>,
     minter: Minter<C>,
@@ -52,6 +57,7 @@ pub struct Generator<C = TscClock> {
     node_in_place: u64,
 }
 
+#[cfg(feature = "std")]
 impl Generator {
     /// A generator for `node` of `layout` on the shared [`TscClock`], with the defaults: no
     /// lead, [`Rollback::Continue`], `max_wait` of one second (or one tick if longer).
@@ -86,6 +92,23 @@ impl Generator {
 }
 
 impl<C: Clock> Generator<C> {
+    /// Settings for a generator on `clock`: the way to one without `std`, where there is no
+    /// [`TscClock`](crate::TscClock) to default to (the same as
+    /// `Generator::builder(layout).clock(clock)` with it).
+    ///
+    /// ```
+    /// use snowmint::{Generator, Layout, ManualClock};
+    ///
+    /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
+    /// let gen = Generator::with_clock(Layout::TWITTER, clock).node(5).build()?;
+    /// let id = gen.next_id()?;
+    /// assert_eq!(Layout::TWITTER.decode(id).unix_millis(), 1_700_000_000_000);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_clock(layout: Layout, clock: C) -> GeneratorBuilder<C> {
+        GeneratorBuilder::new(layout, Some(clock))
+    }
+
     pub(crate) fn from_parts(
         (mut minter, node, start): (Minter<C>, u64, Option<u64>),
     ) -> Generator<C> {
@@ -394,5 +417,28 @@ impl<C: Clock> IdSource for Generator<C> {
 
     fn max_wait(&self) -> Duration {
         Generator::max_wait(self)
+    }
+}
+
+/// Without `std` (no crossbeam-utils): the state on a 128-byte line of its own, as
+/// `crossbeam_utils::CachePadded` places it on x86-64 and aarch64 (two 64-byte lines, for the
+/// adjacent-line prefetcher), so that what sits next to a generator never shares its line.
+#[cfg(not(feature = "std"))]
+#[repr(align(128))]
+struct CachePadded<T>(T);
+
+#[cfg(not(feature = "std"))]
+impl<T> CachePadded<T> {
+    const fn new(value: T) -> CachePadded<T> {
+        CachePadded(value)
+    }
+}
+
+#[cfg(not(feature = "std"))]
+impl<T> core::ops::Deref for CachePadded<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
     }
 }

@@ -2,14 +2,14 @@
 //! waiting, and the CAS loop over a [`StateCell`].
 
 use core::cell::Cell;
-use std::time::{Duration, Instant};
+use core::time::Duration;
 
 use super::cell::StateCell;
 use super::packing::Packing;
 use super::rollback::Rollback;
 use super::rule::{step, tolerance_ticks, OwnTick, Rules, Step, TickWindow};
 use super::tick_cache::TickCache;
-use super::wait::Waiter;
+use super::wait::{Stopwatch, Waiter};
 use crate::clock::Clock;
 use crate::error::{LayoutError, MintError};
 use crate::events::{self, WaitReason};
@@ -245,7 +245,7 @@ impl<C: Clock> Minter<C> {
         mut blocked: Blocked,
         timeout: Duration,
     ) -> Result<Taken, MintError> {
-        let start = Instant::now();
+        let start = Stopwatch::start(&self.clock);
         let mut waiter = Waiter::new();
         let mut waiting = None;
         // Whether `blocked` was found after `start`: the first was found before, and this
@@ -261,7 +261,7 @@ impl<C: Clock> Minter<C> {
                 return Err(self.gave_up(blocked, waiting, start));
             };
             let remaining_wait = self.nanos_until(until_tick, now_nanos);
-            if remaining_wait > timeout.saturating_sub(start.elapsed()) {
+            if remaining_wait > timeout.saturating_sub(start.elapsed(&self.clock)) {
                 if !found_since_start {
                     // Give up only on a state and a reading taken after the wait began.
                     found_since_start = true;
@@ -287,7 +287,7 @@ impl<C: Clock> Minter<C> {
             match self.attempt(cell, n) {
                 Ok(taken) => {
                     if let Some(reason) = waiting {
-                        events::wait_ended(reason, start.elapsed());
+                        events::wait_ended(reason, start.elapsed(&self.clock));
                     }
                     return Ok(taken);
                 }
@@ -298,9 +298,14 @@ impl<C: Clock> Minter<C> {
 
     /// The error of a blocked call that stops waiting, with the end of its wait recorded.
     #[cold]
-    fn gave_up(&self, blocked: Blocked, waiting: Option<WaitReason>, start: Instant) -> MintError {
+    fn gave_up(
+        &self,
+        blocked: Blocked,
+        waiting: Option<WaitReason>,
+        start: Stopwatch,
+    ) -> MintError {
         if let Some(reason) = waiting {
-            events::wait_ended(reason, start.elapsed());
+            events::wait_ended(reason, start.elapsed(&self.clock));
         }
         let e = self.error_of_blocked(blocked);
         // A wait for the clock recorded how far behind it was: not again with the error.

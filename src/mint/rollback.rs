@@ -1,6 +1,6 @@
 //! [`Rollback`]: the policy for a clock that is behind the last issued time.
 
-use std::time::Duration;
+use core::time::Duration;
 
 /// What a generator does when its clock reads earlier than the last time it issued (beyond
 /// its lead): the wall clock was stepped back, or another core's clock lags this one.

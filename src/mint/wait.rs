@@ -1,14 +1,60 @@
 //! How a blocked call waits: spin, then yield, and sleep only for long waits and never past
-//! the moment the clock is due.
+//! the moment the clock is due. Without `std` there is no thread to yield nor sleep, and no
+//! `Instant`: a blocked call spins (`spin_loop`, doubling up to 2^6 hints a round) and
+//! measures how long it waited on the generator's own clock (see [`Stopwatch`]).
 
-use std::time::Duration;
+use core::time::Duration;
 
-use crate::sync::{spin_loop, yield_now};
+#[cfg(not(feature = "std"))]
+use crate::clock::Clock;
+use crate::sync::spin_loop;
+#[cfg(feature = "std")]
+use crate::sync::yield_now;
+
+/// How long a blocked call has waited: `Instant` with `std`; without it, the generator's
+/// clock (`now_unix_nanos` since the start, 0 if it stepped back), the only time there is.
+/// A clock that never moves never lets a `no_std` wait time out: such a clock needs
+/// `try_next_id`.
+#[derive(Clone, Copy)]
+pub(crate) struct Stopwatch {
+    #[cfg(feature = "std")]
+    start: std::time::Instant,
+    #[cfg(not(feature = "std"))]
+    start: u64,
+}
+
+impl Stopwatch {
+    #[cfg(feature = "std")]
+    pub(crate) fn start<C>(_clock: &C) -> Stopwatch {
+        Stopwatch {
+            start: std::time::Instant::now(),
+        }
+    }
+
+    #[cfg(feature = "std")]
+    pub(crate) fn elapsed<C>(&self, _clock: &C) -> Duration {
+        self.start.elapsed()
+    }
+
+    #[cfg(not(feature = "std"))]
+    pub(crate) fn start<C: Clock>(clock: &C) -> Stopwatch {
+        Stopwatch {
+            start: clock.now_unix_nanos(),
+        }
+    }
+
+    #[cfg(not(feature = "std"))]
+    pub(crate) fn elapsed<C: Clock>(&self, clock: &C) -> Duration {
+        Duration::from_nanos(clock.now_unix_nanos().saturating_sub(self.start))
+    }
+}
 
 /// Waits above this sleep for all but [`SLEEP_MARGIN`] of their length.
+#[cfg(feature = "std")]
 const SLEEP_ABOVE: Duration = Duration::from_millis(2);
 /// Left unslept: Linux oversleeps by ~50-100 µs (timer slack), and sleeping past the tick
 /// boundary would cost capacity.
+#[cfg(feature = "std")]
 const SLEEP_MARGIN: Duration = Duration::from_millis(1);
 /// Spin (doubling) this many rounds before yielding: a tick boundary is usually near.
 const SPIN_ROUNDS: u32 = 6;
@@ -24,6 +70,7 @@ impl Waiter {
     }
 
     /// Waits a little towards `remaining`; the caller re-reads the clock afterwards.
+    #[cfg(feature = "std")]
     pub(crate) fn wait(&mut self, remaining: Duration) {
         if remaining > SLEEP_ABOVE {
             std::thread::sleep(remaining - SLEEP_MARGIN);
@@ -36,9 +83,18 @@ impl Waiter {
             yield_now();
         }
     }
+
+    /// Without `std`: spin, doubling each round up to 2^[`SPIN_ROUNDS`] hints.
+    #[cfg(not(feature = "std"))]
+    pub(crate) fn wait(&mut self, _remaining: Duration) {
+        for _ in 0..(1_u32 << self.round) {
+            spin_loop();
+        }
+        self.round = (self.round + 1).min(SPIN_ROUNDS);
+    }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "std"))]
 mod tests {
     use std::time::{Duration, Instant};
 

@@ -599,14 +599,14 @@ fn fenced_refusals_and_an_async_wait_for_the_fence() {
 
 #[cfg(feature = "redis")]
 #[path = "common/redis.rs"]
-mod server;
+mod redis_server;
 
 /// Two leases against a real Redis: two acquisitions, the gauge at the second's node, two
 /// `info` events with the node and namespace.
 #[cfg(feature = "redis")]
 #[test]
 fn redis_lease_acquisitions() {
-    let Some(server) = server::RedisServer::start("redis_lease_acquisitions") else {
+    let Some(server) = redis_server::RedisServer::start("redis_lease_acquisitions") else {
         return;
     };
     let lease = snowmint::redis::RedisLease::new(&server.url())
@@ -650,7 +650,7 @@ fn redis_lease_acquisitions() {
 #[cfg(feature = "redis")]
 #[test]
 fn redis_fence_lost_for_real() {
-    let Some(mut server) = server::RedisServer::start("redis_fence_lost") else {
+    let Some(mut server) = redis_server::RedisServer::start("redis_fence_lost") else {
         return;
     };
     const TTL: Duration = Duration::from_secs(600);

@@ -5,7 +5,7 @@
 #![cfg(feature = "postgres")]
 
 #[path = "common/postgres.rs"]
-mod server;
+mod pg;
 
 use std::error::Error as _;
 use std::sync::{Arc, Barrier};
@@ -16,7 +16,7 @@ use snowmint::{BigintError, Generator, Id, Layout};
 
 /// A client of the shared server, or `None` when the test is skipped.
 fn client(test: &str) -> Option<Client> {
-    let url = server::url(test)?;
+    let url = pg::url(test)?;
     Some(Client::connect(&url, NoTls).expect("connect to PostgreSQL"))
 }
 
@@ -200,7 +200,7 @@ fn order_by_id_is_the_ids_order_over_the_whole_bigint_range() {
 fn order_by_id_is_mint_order_across_threads() {
     const THREADS: usize = 4;
     const PER_THREAD: usize = 400;
-    let Some(url) = server::url("order_by_id_is_mint_order_across_threads") else {
+    let Some(url) = pg::url("order_by_id_is_mint_order_across_threads") else {
         return;
     };
     let mut db = Client::connect(&url, NoTls).unwrap();

@@ -4,7 +4,7 @@
 #![cfg(feature = "redis")]
 
 #[path = "common/redis.rs"]
-mod server;
+mod redis_server;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use server::RedisServer;
+use redis_server::RedisServer;
 use snowmint::redis::{LeaseError, RedisLease};
 use snowmint::{Clock, FenceError, Generator, Id, Layout, WallClock};
 

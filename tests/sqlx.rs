@@ -5,7 +5,7 @@
 #![cfg(feature = "sqlx")]
 
 #[path = "common/postgres.rs"]
-mod server;
+mod pg;
 
 use std::sync::{Arc, Barrier};
 
@@ -13,7 +13,7 @@ use snowmint::{BigintError, Generator, Id, Layout};
 use sqlx::{Connection, PgConnection, Row};
 
 async fn connect(test: &str) -> Option<PgConnection> {
-    let url = server::url(test)?;
+    let url = pg::url(test)?;
     Some(
         PgConnection::connect(&url)
             .await

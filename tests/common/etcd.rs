@@ -12,8 +12,11 @@
 
 #![allow(dead_code)]
 
+#[path = "server.rs"]
+mod server;
+
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -39,27 +42,6 @@ pub struct EtcdCluster {
     /// Another address the members' client ports listen on (the host side of a veth pair).
     extra_host: Option<String>,
     members: Vec<Member>,
-}
-
-fn binary() -> String {
-    std::env::var("SNOWMINT_ETCD").unwrap_or_else(|_| "etcd".to_string())
-}
-
-fn installed(bin: &str) -> bool {
-    Command::new(bin)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// A free loopback port (free when asked; the member binds it right after).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("bind a loopback port")
 }
 
 /// One HTTP/1.0 request to `host:port`: the status code and the body, or `None` if the
@@ -129,28 +111,14 @@ impl EtcdCluster {
     /// As [`start`](Self::start), the client ports listening also on `extra_host` (an
     /// address of this machine, such as the host side of a veth pair).
     pub fn start_with(test: &str, extra_host: Option<&str>) -> Option<EtcdCluster> {
-        let bin = binary();
-        if !installed(&bin) {
-            let msg = format!(
-                "SKIPPED {test}: `{bin}` is not installed (apt-get install etcd-server, or set \
-                 SNOWMINT_ETCD); set SNOWMINT_REQUIRE_ETCD=1 to make this a failure"
-            );
-            if std::env::var("SNOWMINT_REQUIRE_ETCD").is_ok_and(|v| v == "1") {
-                panic!("{msg}");
-            }
-            // Straight to the process's stderr: the harness captures only print macros.
-            let _ = writeln!(std::io::stderr(), "{msg}");
-            return None;
-        }
-        let dir = std::env::temp_dir().join(format!(
-            "snowmint-etcd-{}-{}-{}",
+        let bin = server::binary(
             test,
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos())
-        ));
-        std::fs::create_dir_all(&dir).expect("temp dir");
+            "SNOWMINT_ETCD",
+            "etcd",
+            "apt-get install etcd-server",
+            "SNOWMINT_REQUIRE_ETCD",
+        )?;
+        let dir = server::scratch_dir("etcd", test);
         // A port can be taken between asking and binding: try a few times.
         for attempt in 0..3 {
             let mut cluster = EtcdCluster {
@@ -162,8 +130,8 @@ impl EtcdCluster {
                 members: (1..=3)
                     .map(|i| Member {
                         name: format!("m{i}"),
-                        client_port: free_port(),
-                        peer_port: free_port(),
+                        client_port: server::free_port(),
+                        peer_port: server::free_port(),
                         data_dir: dir.join(format!("g{attempt}-m{i}")),
                         child: None,
                     })

@@ -14,8 +14,10 @@
 
 #![allow(dead_code)]
 
+#[path = "server.rs"]
+mod server;
+
 use std::ffi::OsStr;
-use std::io::Write;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -70,19 +72,12 @@ fn has_ip() -> bool {
         .is_ok_and(|s| s.success())
 }
 
-fn required() -> bool {
-    std::env::var("SNOWMINT_REQUIRE_NETNS").is_ok_and(|v| v == "1")
-}
-
 fn skip(test: &str, why: &str) -> Option<NetNs> {
-    let msg = format!(
-        "SKIPPED {test}: {why} (network namespaces need root and iproute2); set \
-         SNOWMINT_REQUIRE_NETNS=1 to make this a failure"
+    server::skip(
+        test,
+        &format!("{why} (network namespaces need root and iproute2)"),
+        "SNOWMINT_REQUIRE_NETNS",
     );
-    if required() {
-        panic!("{msg}");
-    }
-    let _ = writeln!(std::io::stderr(), "{msg}");
     None
 }
 

@@ -16,8 +16,9 @@
 
 #![allow(dead_code)]
 
-use std::io::Write;
-use std::net::TcpListener;
+#[path = "server.rs"]
+mod server;
+
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -53,22 +54,14 @@ pub fn url(test: &str) -> Option<String> {
         .as_ref()
         .map(|pg| pg.url.clone())
         .or_else(|| {
-            skip(test);
+            server::skip(
+                test,
+                "no PostgreSQL (set DATABASE_URL, or install Debian's postgresql so that \
+                 initdb and pg_ctl are in /usr/lib/postgresql/*/bin, or set SNOWMINT_PG_BIN)",
+                "SNOWMINT_REQUIRE_POSTGRES",
+            );
             None
         })
-}
-
-fn skip(test: &str) {
-    let msg = format!(
-        "SKIPPED {test}: no PostgreSQL (set DATABASE_URL, or install Debian's postgresql so that \
-         initdb and pg_ctl are in /usr/lib/postgresql/*/bin, or set SNOWMINT_PG_BIN); set \
-         SNOWMINT_REQUIRE_POSTGRES=1 to make this a failure"
-    );
-    if std::env::var("SNOWMINT_REQUIRE_POSTGRES").is_ok_and(|v| v == "1") {
-        panic!("{msg}");
-    }
-    // Straight to the process's stderr: the harness captures only print macros.
-    let _ = writeln!(std::io::stderr(), "{msg}");
 }
 
 /// `$DATABASE_URL`, else a new cluster with these `postgres -c` settings; `None` when the
@@ -83,13 +76,7 @@ pub fn start(settings: &[(&str, &str)]) -> Option<Postgres> {
     }
     let bin = bin_dir()?;
     let as_root = is_root();
-    let dir = std::env::temp_dir().join(format!(
-        "snowmint-pg-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos())
-    ));
+    let dir = server::scratch_dir("pg", "cluster");
     std::fs::create_dir_all(dir.join("sock")).expect("scratch dir");
     if as_root {
         for d in [dir.clone(), dir.join("sock")] {
@@ -144,7 +131,7 @@ pub fn start(settings: &[(&str, &str)]) -> Option<Postgres> {
 
     // A port can be taken between asking and binding: try a few.
     for _ in 0..5 {
-        let port = free_port();
+        let port = server::free_port();
         let mut opts = format!(
             "-c port={port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={}",
             dir.join("sock").display()
@@ -239,12 +226,4 @@ fn run_as_cmd(as_root: bool, bin: &Path) -> String {
     } else {
         format!("'{}'", bin.display())
     }
-}
-
-/// A free loopback port (free when asked; the server binds it right after).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("bind a loopback port")
 }

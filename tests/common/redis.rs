@@ -7,10 +7,13 @@
 
 #![allow(dead_code)]
 
+#[path = "server.rs"]
+mod server;
+
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 pub struct RedisServer {
@@ -22,27 +25,6 @@ pub struct RedisServer {
     child: Option<Child>,
 }
 
-fn binary() -> String {
-    std::env::var("SNOWMINT_REDIS_SERVER").unwrap_or_else(|_| "redis-server".to_string())
-}
-
-fn installed(bin: &str) -> bool {
-    Command::new(bin)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// A free loopback port (free when asked; the server binds it right after).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("bind a loopback port")
-}
-
 impl RedisServer {
     /// A running server, or `None` if `redis-server` is not installed (and not required).
     pub fn start(test: &str) -> Option<RedisServer> {
@@ -52,33 +34,19 @@ impl RedisServer {
     /// As [`start`](Self::start), listening also on `extra_bind` (an address of this
     /// machine, such as the host side of a veth pair).
     pub fn start_on(test: &str, extra_bind: Option<&str>) -> Option<RedisServer> {
-        let bin = binary();
-        if !installed(&bin) {
-            let msg = format!(
-                "SKIPPED {test}: `{bin}` is not installed (apt-get install redis-server, or set \
-                 SNOWMINT_REDIS_SERVER); set SNOWMINT_REQUIRE_REDIS=1 to make this a failure"
-            );
-            if std::env::var("SNOWMINT_REQUIRE_REDIS").is_ok_and(|v| v == "1") {
-                panic!("{msg}");
-            }
-            // Straight to the process's stderr: the harness captures only print macros.
-            let _ = writeln!(std::io::stderr(), "{msg}");
-            return None;
-        }
-        let dir = std::env::temp_dir().join(format!(
-            "snowmint-redis-{}-{}-{}",
+        let bin = server::binary(
             test,
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos())
-        ));
-        std::fs::create_dir_all(&dir).expect("temp dir");
+            "SNOWMINT_REDIS_SERVER",
+            "redis-server",
+            "apt-get install redis-server",
+            "SNOWMINT_REQUIRE_REDIS",
+        )?;
+        let dir = server::scratch_dir("redis", test);
         // A port can be taken between asking and binding: try a few.
         for _ in 0..5 {
             let mut server = RedisServer {
                 bin: bin.clone(),
-                port: free_port(),
+                port: server::free_port(),
                 dir: dir.clone(),
                 extra_bind: extra_bind.map(str::to_string),
                 child: None,

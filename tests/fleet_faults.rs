@@ -33,6 +33,8 @@
 //! tests of the etcd cluster and the namespace need neither lease); the network-namespace
 //! tests need root and `ip` (skipped otherwise, unless `SNOWMINT_REQUIRE_NETNS=1`).
 #![cfg(feature = "redis")]
+// Each server's helper brings its own copy of `common/server.rs`, the start-up code they share.
+#![allow(clippy::duplicate_mod)]
 
 #[path = "common/etcd.rs"]
 mod etcd_cluster;
@@ -812,6 +814,33 @@ fn assert_clean(t: &Tally) {
     assert_eq!(t.torn, 0, "batch lines cut short: {t:?}");
 }
 
+/// `old` lost its node to `new`: every ID `old` handed out lies below `new`'s first, each of
+/// `ran_on` exited 0, and, where `token_grows` (an etcd store that kept its data), `new`'s
+/// fencing token is above `old`'s.
+fn assert_taken_over(
+    fleet: &mut Fleet,
+    codes: &BTreeMap<String, Option<i32>>,
+    (old, new): (&str, &str),
+    ran_on: &[&str],
+    token_grows: bool,
+) {
+    let (old_max, new_min) = (fleet.get(old).max_id(), fleet.get(new).min_id());
+    assert!(
+        old_max < new_min,
+        "{old}'s IDs reach {old_max:?}, {new}'s start at {new_min:?}"
+    );
+    for name in ran_on {
+        assert_eq!(codes[*name], Some(0), "minter {name} failed");
+    }
+    if token_grows {
+        let (old_token, new_token) = (fleet.get(old).token(), fleet.get(new).token());
+        assert!(
+            new_token > old_token,
+            "the fencing token grows: {old} {old_token:?}, {new} {new_token:?}"
+        );
+    }
+}
+
 /// Every minter named minted, and nobody failed to get a node.
 fn assert_minted(fleet: &Fleet, names: &[&str]) {
     for m in &fleet.minters {
@@ -872,8 +901,6 @@ fn pause(backend: Backend) {
         .filter(|b| b.after >= resumed)
         .map(|b| b.ids.len())
         .sum::<usize>();
-    let (a_max, d_min) = (fleet.get("a").max_id(), fleet.get("d").min_id());
-    let (a_token, d_token) = (fleet.get("a").token(), fleet.get("d").token());
     let t = report(
         "pause",
         &fleet,
@@ -893,19 +920,13 @@ fn pause(backend: Backend) {
         Some(EXIT_LOST),
         "A must learn that its node is lost"
     );
-    assert!(
-        a_max < d_min,
-        "A's IDs reach {a_max:?}, D's start at {d_min:?}"
+    assert_taken_over(
+        &mut fleet,
+        &codes,
+        ("a", "d"),
+        &["b", "c", "d"],
+        backend != Backend::Redis,
     );
-    for name in ["b", "c", "d"] {
-        assert_eq!(codes[name], Some(0), "minter {name} failed");
-    }
-    if backend != Backend::Redis {
-        assert!(
-            d_token > a_token,
-            "the fencing token grows: A {a_token:?}, D {d_token:?}"
-        );
-    }
 }
 
 /// A killed -9 and a new minter started on its node: it waits out A's lease, then mints
@@ -933,8 +954,6 @@ fn kill9(backend: Backend) {
         fleet.get(name).wait_minted_after(a2_first, WITHIN);
     }
     let codes = fleet.stop_all();
-    let (a_max, a2_min) = (fleet.get("a").max_id(), fleet.get("a2").min_id());
-    let (a_token, a2_token) = (fleet.get("a").token(), fleet.get("a2").token());
     let t = report(
         "kill9",
         &fleet,
@@ -946,19 +965,13 @@ fn kill9(backend: Backend) {
     );
     assert_clean(&t);
     assert_minted(&fleet, &["a", "b", "c", "a2"]);
-    assert!(
-        a_max < a2_min,
-        "node {node} reused below the old IDs: A's reach {a_max:?}, A2's start at {a2_min:?}"
+    assert_taken_over(
+        &mut fleet,
+        &codes,
+        ("a", "a2"),
+        &["b", "c", "a2"],
+        backend != Backend::Redis,
     );
-    for name in ["b", "c", "a2"] {
-        assert_eq!(codes[name], Some(0), "minter {name} failed");
-    }
-    if backend != Backend::Redis {
-        assert!(
-            a2_token > a_token,
-            "the fencing token grows: A {a_token:?}, A2 {a2_token:?}"
-        );
-    }
 }
 
 /// The store restarted with nothing it held, while E tries for a node of 1..=3 (all held,
@@ -1018,9 +1031,9 @@ fn store_restart(backend: Backend) {
         Some(EXIT_LOST),
         "{holder} must learn that node {node} is lost"
     );
-    for name in others.iter().chain(&["e"]) {
-        assert_eq!(codes[*name], Some(0), "minter {name} failed");
-    }
+    let ran_on: Vec<&str> = others.iter().copied().chain(["e"]).collect();
+    // A store that forgot has no token to grow: etcd's revisions start anew.
+    assert_taken_over(&mut fleet, &codes, (holder, "e"), &ran_on, false);
 }
 
 /// A in a network namespace, reaching the store only through a veth pair; the link cut
@@ -1076,8 +1089,6 @@ fn partition(backend: Backend) {
             .count();
         (last, past)
     };
-    let (a_max, d_min) = (fleet.get("a").max_id(), fleet.get("d").min_id());
-    let (a_token, d_token) = (fleet.get("a").token(), fleet.get("d").token());
     let t = report(
         "partition",
         &fleet,
@@ -1099,19 +1110,13 @@ fn partition(backend: Backend) {
         Some(EXIT_LOST),
         "A must learn that its node is lost"
     );
-    assert!(
-        a_max < d_min,
-        "A's IDs reach {a_max:?}, D's start at {d_min:?}"
+    assert_taken_over(
+        &mut fleet,
+        &codes,
+        ("a", "d"),
+        &["b", "c", "d"],
+        backend != Backend::Redis,
     );
-    for name in ["b", "c", "d"] {
-        assert_eq!(codes[name], Some(0), "minter {name} failed");
-    }
-    if backend != Backend::Redis {
-        assert!(
-            d_token > a_token,
-            "the fencing token grows: A {a_token:?}, D {d_token:?}"
-        );
-    }
     drop(fleet);
     drop(store);
     drop(net);

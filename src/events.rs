@@ -48,33 +48,7 @@ use crate::error::MintError;
 use crate::fence::{FenceError, Renewal};
 use crate::layout::Layout;
 
-/// Whose minting an event is about, as trace fields: a generator's `node` (for a sharded
-/// generator, the node above its shards). Each is left out when unknown.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Whose {
-    pub(crate) node: Option<u64>,
-}
-
-/// Why a call waits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum WaitReason {
-    Exhausted,
-    ClockBehind,
-    /// A fenced source refused to mint until its keeper secures the node again (only the
-    /// async calls wait for that).
-    Fenced,
-}
-
-impl WaitReason {
-    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
-    fn label(self) -> &'static str {
-        match self {
-            WaitReason::Exhausted => "exhausted",
-            WaitReason::ClockBehind => "clock_behind",
-            WaitReason::Fenced => "fenced",
-        }
-    }
-}
+pub(crate) use crate::event_fields::{WaitReason, Whose};
 
 /// The `kind` label of an error.
 #[cfg_attr(not(any(feature = "metrics", feature = "tracing")), allow(dead_code))]
@@ -530,9 +504,6 @@ pub(crate) fn lease_taken_back(node: u64, floor_unix_millis: u64) {
         "the lease had lapsed (expired, or the store forgot it): took the node back, minting again after the floor"
     );
 }
-
-/// The default margin of [`layout_in_use`]'s warning: a year (365.25 days).
-pub(crate) const EXPIRY_MARGIN: Duration = Duration::from_secs(31_557_600);
 
 /// The `layout` label of a layout: its preset's name, or `custom`.
 #[cfg(any(feature = "metrics", feature = "tracing"))]

@@ -54,6 +54,7 @@ mod encoding;
 mod error;
 #[cfg(feature = "etcd")]
 pub mod etcd;
+mod event_fields;
 #[cfg(feature = "std")]
 mod events;
 #[cfg(not(feature = "std"))]

@@ -15,18 +15,14 @@ mod tsc_builder;
 #[cfg(feature = "std")]
 mod wall;
 
-#[cfg(feature = "std")]
-pub use self::error::TscClockError;
 #[cfg(feature = "js")]
 pub use self::js::JsClock;
 #[cfg(any(feature = "alloc", test))]
 pub use self::manual::ManualClock;
 #[cfg(feature = "std")]
-pub use self::tsc::TscClock;
-#[cfg(feature = "std")]
-pub use self::tsc_builder::TscClockBuilder;
-#[cfg(feature = "std")]
-pub use self::wall::WallClock;
+pub use self::{
+    error::TscClockError, tsc::TscClock, tsc_builder::TscClockBuilder, wall::WallClock,
+};
 
 #[cfg(feature = "alloc")]
 use alloc::{boxed::Box, sync::Arc};

@@ -11,6 +11,9 @@ use crate::mint::minter::Minter;
 use crate::mint::Rollback;
 use crate::source::SourceBuilder;
 
+/// The default margin of the layout's lifetime warning: a year (365.25 days).
+const EXPIRY_WARNING: Duration = Duration::from_secs(31_557_600);
+
 /// Settings of a [`Generator`]: node, lead, waiting and the clock.
 ///
 /// ```
@@ -50,7 +53,7 @@ impl<C: Clock> GeneratorBuilder<C> {
             max_wait: None,
             rollback: Rollback::default(),
             start_after: None,
-            expiry_warning: crate::events::EXPIRY_MARGIN,
+            expiry_warning: EXPIRY_WARNING,
             clock,
         }
     }

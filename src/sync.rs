@@ -1,7 +1,9 @@
 //! The one place that names loom: the generator's shared state, the shard slots, the fence's
 //! window and locks, the manual clock and the thread-local shard registry import their
 //! atomics, locks, spin hints and thread-locals from here, so `RUSTFLAGS="--cfg loom"` swaps
-//! in loom's model-checked versions without touching the algorithm.
+//! in loom's model-checked versions without touching the algorithm, and feature
+//! `portable-atomic` swaps in `portable_atomic::AtomicU64` for targets without native 64-bit
+//! atomics.
 
 #[cfg(loom)]
 pub(crate) use loom::{
@@ -11,10 +13,16 @@ pub(crate) use loom::{
 };
 
 #[cfg(not(loom))]
-pub(crate) use core::{
-    hint::spin_loop,
-    sync::atomic::{AtomicU64, Ordering},
-};
+pub(crate) use core::hint::spin_loop;
+#[cfg(all(not(loom), not(feature = "portable-atomic")))]
+pub(crate) use core::sync::atomic::{AtomicU64, Ordering};
+#[cfg(all(not(target_has_atomic = "64"), not(feature = "portable-atomic")))]
+compile_error!(
+    "this target has no native 64-bit atomics: enable snowmint's `portable-atomic` feature"
+);
+// The same API on targets without native 64-bit atomics (feature `portable-atomic`).
+#[cfg(all(not(loom), feature = "portable-atomic"))]
+pub(crate) use portable_atomic::{AtomicU64, Ordering};
 #[cfg(all(not(loom), feature = "std"))]
 pub(crate) use std::thread::yield_now;
 

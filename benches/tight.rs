@@ -11,7 +11,7 @@
 //!
 //! Arguments (or environment variables): `--ids N` (`TIGHT_IDS`, default 10,000,000) IDs per
 //! run and case, split evenly between the threads of two-thread cases (the slice-fill case
-//! takes at most 1 M, [`WITHIN_TICK`], so that it never waits for a tick); `--runs R`
+//! runs them in stretches of 1 M, [`WITHIN_TICK`], so that it never waits for a tick); `--runs R`
 //! (`TIGHT_RUNS`, default 5) timed runs per entry, the table giving their median; any other
 //! word (`TIGHT_FILTER`) keeps only the entries whose `case/entry` name contains it.
 //!
@@ -58,10 +58,16 @@ use snowmint::{FillError, Generator, Id, IdBatch, Layout, MintError, ShardedGene
 /// The batch size of the batch cases, as in the issue.
 const BATCH: u64 = 4_096;
 
-/// IDs per pass of the slice-fill case: a quarter of a 41/0/22 tick (4.19 M IDs), so that a
-/// fill at the speed of memory (about 7 G IDs/s, above the layout's 4.19 G/s) never uses a
-/// tick up and waits: the figure is the fill's, not the cap's.
+/// IDs per stretch of the slice-fill case: a quarter of a 41/0/22 tick (4.19 M IDs). A fill at
+/// the speed of memory (about 7 G IDs/s, above the layout's 4.19 G/s) would use a tick up and
+/// wait, so a fill pass runs in stretches of this many IDs, each timed on its own after an
+/// untimed pause of [`TICK_PAUSE`]: no tick ever holds more than one stretch, and the figure
+/// is the fill's, not the cap's.
 const WITHIN_TICK: u64 = 1_000_000;
+
+/// The pause before each stretch of a fill pass: one 41/0/22 tick, so that each stretch starts
+/// in a tick no earlier stretch reached.
+const TICK_PAUSE: Duration = Duration::from_millis(1);
 
 /// A run at or above this share of the layout's cap measured the cap.
 const CAPPED: f64 = 0.90;
@@ -266,21 +272,13 @@ struct StoreLoop {
 }
 
 impl FillBuf for StoreLoop {
-    // The running value is the spelling measured: clippy's `zip` form is another loop.
-    #[allow(clippy::explicit_counter_loop)]
     #[inline]
     fn fill_buf(&mut self, max: usize) -> usize {
-        let base = self.base;
+        let out = &mut self.buf[..max];
         if self.running {
-            let mut value = base;
-            for slot in &mut self.buf[..max] {
-                *slot = value;
-                value += 1;
-            }
+            store_running(out, self.base);
         } else {
-            for (i, slot) in self.buf[..max].iter_mut().enumerate() {
-                *slot = base + i as u64;
-            }
+            store_from_index(out, self.base);
         }
         self.base += max as u64;
         black_box(&mut self.buf);
@@ -292,28 +290,66 @@ impl FillBuf for StoreLoop {
     }
 }
 
-/// The timed loop for slice fills: `n` IDs in fills of up to [`BATCH`], no ID looked at
-/// but the first and the last.
+/// `out[i] = base + i`, a value counted up by one per slot. Out of line, as snowmint's run
+/// writer is, so that where the loop falls in the code (which moves its speed by up to 2× on
+/// this machine kind) is a function's start, not wherever the caller's code ends.
+// The running value is the spelling measured: clippy's `zip` form is another loop.
+#[allow(clippy::explicit_counter_loop)]
+#[inline(never)]
+fn store_running(out: &mut [u64], base: u64) {
+    let mut value = base;
+    for slot in out {
+        *slot = value;
+        value += 1;
+    }
+}
+
+/// `out[i] = base + i` from the index, out of line as [`store_running`].
+#[inline(never)]
+fn store_from_index(out: &mut [u64], base: u64) {
+    for (i, slot) in out.iter_mut().enumerate() {
+        *slot = base + i as u64;
+    }
+}
+
+/// The timed loop for slice fills: `n` IDs in fills of up to [`BATCH`], in stretches of
+/// [`WITHIN_TICK`] IDs, each after an untimed [`TICK_PAUSE`]; the time is the stretches' sum.
+/// No ID is looked at but the first and the last.
 #[inline(never)]
 fn timed_fills<F: FillBuf>(f: &mut F, n: u64) -> Strand {
     let f = black_box(f);
     let batch = BATCH as usize;
-    let start = Instant::now();
-    let mut count = f.fill_buf(batch.min(n as usize)) as u64;
-    let first = f.id_at(0);
-    let mut filled = count as usize;
+    let mut elapsed = Duration::ZERO;
+    let (mut count, mut first, mut last) = (0, None, 0);
     while count < n {
-        filled = f.fill_buf(batch.min((n - count) as usize));
+        pause_a_tick();
+        let stretch_end = (count + WITHIN_TICK).min(n);
+        let start = Instant::now();
+        let mut filled = f.fill_buf(batch.min((stretch_end - count) as usize));
         count += filled as u64;
+        first = first.or(Some(f.id_at(0)));
+        while count < stretch_end {
+            filled = f.fill_buf(batch.min((stretch_end - count) as usize));
+            count += filled as u64;
+        }
+        last = f.id_at(filled - 1);
+        elapsed += start.elapsed();
     }
-    let last = f.id_at(filled - 1);
-    let elapsed = start.elapsed();
     Strand {
         elapsed,
         count,
-        first,
+        first: first.unwrap_or(0),
         last,
         ids: Vec::new(),
+    }
+}
+
+/// Spins for [`TICK_PAUSE`] (a sleep could oversleep by far more, and would let the core idle
+/// down).
+fn pause_a_tick() {
+    let start = Instant::now();
+    while start.elapsed() < TICK_PAUSE {
+        std::hint::spin_loop();
     }
 }
 
@@ -322,8 +358,11 @@ fn stored_fills<F: FillBuf>(f: &mut F, n: u64) -> Strand {
     let mut ids = Vec::with_capacity(usize::try_from(n).expect("fits memory"));
     let start = Instant::now();
     while (ids.len() as u64) < n {
-        let left = (n - ids.len() as u64) as usize;
-        let filled = f.fill_buf((BATCH as usize).min(left));
+        if (ids.len() as u64).is_multiple_of(WITHIN_TICK) {
+            pause_a_tick();
+        }
+        let left = (n - ids.len() as u64).min(WITHIN_TICK - ids.len() as u64 % WITHIN_TICK);
+        let filled = f.fill_buf((BATCH as usize).min(left as usize));
         ids.extend((0..filled).map(|i| f.id_at(i)));
     }
     strand_of(start.elapsed(), ids)
@@ -611,18 +650,9 @@ struct Case {
     name: &'static str,
     what: &'static str,
     unit: Unit,
-    /// At most this many IDs per pass, whatever `--ids` says: a case measured within a tick.
-    max_ids: Option<u64>,
     layout: Layout,
     snowmint: Option<Entry>,
     peers: Vec<Entry>,
-}
-
-impl Case {
-    /// IDs per pass: `--ids`, or fewer for a case measured within a tick.
-    fn ids(&self, o: &Options) -> u64 {
-        self.max_ids.map_or(o.ids, |m| m.min(o.ids))
-    }
 }
 
 /// How the peers of a case run.
@@ -815,7 +845,6 @@ fn cases() -> Vec<Case> {
             name: "1t-shared",
             what: "Generator::next_id, one thread",
             unit: Unit::NsPerId,
-            max_ids: None,
             layout: shared_layout,
             snowmint: Some(Entry::new(
                 "Generator::next_id",
@@ -828,7 +857,6 @@ fn cases() -> Vec<Case> {
             name: "1t-owned",
             what: "OwnedShard::next_id (owned shard), one thread",
             unit: Unit::NsPerId,
-            max_ids: None,
             layout: shard_layout,
             snowmint: Some(Entry::new(
                 "OwnedShard::next_id",
@@ -841,7 +869,6 @@ fn cases() -> Vec<Case> {
             name: "1t-local",
             what: "ShardedGenerator::next_id (thread-local shard), one thread",
             unit: Unit::NsPerId,
-            max_ids: None,
             layout: shard_layout,
             snowmint: Some(Entry::new(
                 "ShardedGenerator::next_id",
@@ -854,7 +881,6 @@ fn cases() -> Vec<Case> {
             name: "1t-batch-shared",
             what: "Generator::next_ids(4096), iterated, one thread",
             unit: Unit::NsPerId,
-            max_ids: None,
             layout: shared_layout,
             snowmint: Some(Entry::new(
                 "Generator::next_ids",
@@ -867,7 +893,6 @@ fn cases() -> Vec<Case> {
             name: "1t-fill",
             what: "Generator::fill(&mut [Id; 4096]), reused buffer, one thread, within a tick",
             unit: Unit::NsPerId,
-            max_ids: Some(WITHIN_TICK),
             layout: shared_layout,
             snowmint: Some(Entry::new(
                 "Generator::fill",
@@ -887,7 +912,6 @@ fn cases() -> Vec<Case> {
             name: "1t-batch-owned",
             what: "OwnedShard::next_ids(4096), iterated, one thread",
             unit: Unit::NsPerId,
-            max_ids: None,
             layout: shard_layout,
             snowmint: Some(Entry::new(
                 "OwnedShard::next_ids",
@@ -900,7 +924,6 @@ fn cases() -> Vec<Case> {
             name: "2t-shared",
             what: "one Generator, two threads",
             unit: Unit::MIdsPerSec,
-            max_ids: None,
             layout: shared_layout,
             snowmint: Some(Entry::new(
                 "Generator::next_id",
@@ -913,7 +936,6 @@ fn cases() -> Vec<Case> {
             name: "2t-owned",
             what: "two threads, an OwnedShard each",
             unit: Unit::MIdsPerSec,
-            max_ids: None,
             layout: shard_layout,
             snowmint: Some(Entry::new(
                 "OwnedShard::next_id",
@@ -926,7 +948,6 @@ fn cases() -> Vec<Case> {
             name: "2t-local",
             what: "one ShardedGenerator, two threads (thread-local shards)",
             unit: Unit::MIdsPerSec,
-            max_ids: None,
             layout: shard_layout,
             snowmint: Some(Entry::new(
                 "ShardedGenerator::next_id",
@@ -1062,6 +1083,7 @@ fn layout_name(l: &Layout) -> String {
 fn check_text(e: &Entry) -> String {
     match &e.check {
         None => "not checked".to_owned(),
+        Some(Ok(_)) if e.baseline => "ok".to_owned(),
         Some(Ok(0)) => "ok".to_owned(),
         Some(Ok(t)) => format!("ok; {t} ticks used up"),
         Some(Err(e)) => format!("FAILED: {e}"),
@@ -1162,13 +1184,18 @@ fn report(cases: &[Case], o: &Options, floor_ns: f64, load_start: &str, load_end
                 Some(ours) if !std::ptr::eq(ours, e) => paired_ratios(ours, e),
                 _ => "—".to_owned(),
             };
+            // A baseline's values are not IDs of a tick: it has no cap.
+            let cap = if e.baseline {
+                "—".to_owned()
+            } else {
+                format!("{:.1}%", e.max_cap_use() * 100.0)
+            };
             println!(
-                "| {} | {} | {} | {} | {:.1}% | {} |",
+                "| {} | {} | {} | {} | {cap} | {} |",
                 c.name,
                 e.name,
                 text,
                 paired,
-                e.max_cap_use() * 100.0,
                 check_text(e)
             );
         }
@@ -1201,14 +1228,14 @@ fn main() {
     );
     let mut failures = Vec::new();
     for c in &mut cases {
-        let n = c.ids(&o);
+        let n = o.ids;
         for e in c.snowmint.iter_mut().chain(&mut c.peers) {
             e.warm_up(n);
         }
     }
     for round in 1..=o.runs {
         for c in &mut cases {
-            let n = c.ids(&o);
+            let n = o.ids;
             let mut entries: Vec<&mut Entry> = c.snowmint.iter_mut().chain(&mut c.peers).collect();
             if round % 2 == 0 {
                 entries.reverse();
@@ -1231,7 +1258,7 @@ fn main() {
     }
     // The check pass, after every timed run.
     for c in &mut cases {
-        let n = c.ids(&o);
+        let n = o.ids;
         for e in c.snowmint.iter_mut().chain(&mut c.peers) {
             e.check(n);
             if let Some(Err(why)) = &e.check {

@@ -12,7 +12,7 @@
 //! | [`cli`] | the `snowmint` command |
 //! | [`servers`] | async minting (feature `tokio`), metrics and tracing |
 //! | [`proof`] | loom, property tests, fuzzing, miri, stress tests |
-//! | [`no_std`] | without `std`: what each feature adds, a generator on a counter clock, WebAssembly |
+//! | [`no_std`] | without `std`: what each feature adds, a generator on a counter clock, targets without 64-bit atomics, WebAssembly |
 //!
 //! # Crate features
 //!

@@ -1,6 +1,8 @@
 //! [`Generator`]: the lock-free minting state and its calls.
 
 mod builder;
+#[cfg(test)]
+mod tests;
 
 pub use self::builder::GeneratorBuilder;
 

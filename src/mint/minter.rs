@@ -468,7 +468,7 @@ mod tests {
     use crate::layout::{Layout, Order};
     use crate::mint::rollback::Rollback;
     use crate::mint::tick_cache::TickCache;
-    use crate::sync::AtomicU64;
+    use crate::sync::{AtomicU64, Ordering};
 
     /// 2023-11-14T22:13:20Z: past every built-in epoch.
     const NOW_MS: u64 = 1_700_000_000_000;
@@ -667,27 +667,28 @@ mod tests {
     /// ticker that stopped.
     struct Stuck {
         cheap: u64,
-        exact: std::sync::atomic::AtomicU64,
+        exact: AtomicU64,
     }
 
     impl Stuck {
         fn at(unix_nanos: u64) -> Stuck {
             Stuck {
                 cheap: unix_nanos,
-                exact: unix_nanos.into(),
+                exact: AtomicU64::new(unix_nanos),
             }
         }
 
         /// Moves the exact reading (only) `ms` milliseconds on.
         fn advance_exact(&self, ms: u64) {
-            use std::sync::atomic::Ordering::Relaxed;
-            self.exact.fetch_add(ms * 1_000_000, Relaxed);
+            // Relaxed: one thread reads and moves it; no other memory hangs on it.
+            self.exact.fetch_add(ms * 1_000_000, Ordering::Relaxed);
         }
     }
 
     impl Clock for Stuck {
         fn now_unix_nanos(&self) -> u64 {
-            self.exact.load(std::sync::atomic::Ordering::Relaxed)
+            // Relaxed: as in `advance_exact`.
+            self.exact.load(Ordering::Relaxed)
         }
         fn recent_unix_nanos(&self) -> u64 {
             self.cheap

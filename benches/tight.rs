@@ -291,8 +291,8 @@ impl FillBuf for StoreLoop {
 }
 
 /// `out[i] = base + i`, a value counted up by one per slot. Out of line, as snowmint's run
-/// writer is, so that where the loop falls in the code (which moves its speed by up to 2× on
-/// this machine kind) is a function's start, not wherever the caller's code ends.
+/// writer is, so that where the loop falls in the code (which changed its speed by up to 1.8×
+/// on this machine kind) is a function's start, not wherever the caller's code ends.
 // The running value is the spelling measured: clippy's `zip` form is another loop.
 #[allow(clippy::explicit_counter_loop)]
 #[inline(never)]

@@ -461,27 +461,17 @@ pub(crate) fn lease_acquired(
     #[cfg(feature = "tracing")]
     {
         let (unit_ms, sequence_bits) = layout_fields(layout);
-        if backend == "etcd" {
-            tracing::info!(
-                target: "snowmint",
-                unit_ms,
-                sequence_bits,
-                namespace,
-                node,
-                mark_unix_millis,
-                "leased a node from etcd"
-            );
-        } else {
-            tracing::info!(
-                target: "snowmint",
-                unit_ms,
-                sequence_bits,
-                namespace,
-                node,
-                mark_unix_millis,
-                "leased a node from Redis"
-            );
-        }
+        // The store's name as people write it: the `backend` label is lower case.
+        let store = if backend == "etcd" { "etcd" } else { "Redis" };
+        tracing::info!(
+            target: "snowmint",
+            unit_ms,
+            sequence_bits,
+            namespace,
+            node,
+            mark_unix_millis,
+            "leased a node from {store}"
+        );
     }
 }
 

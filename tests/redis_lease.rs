@@ -262,6 +262,43 @@ fn a_dead_server_fences_within_the_ttl_and_a_restarted_one_resumes_without_dupli
     );
 }
 
+/// A store that stops answering for a while during the forgetting rule's wait (here Redis
+/// stopped by SIGSTOP across the first renewal of the wait, then resumed while the claim is
+/// still proven held) does not cost the node: `acquire` tries the renewal again, as the
+/// renewal thread would, and returns the generator.
+#[test]
+fn a_store_silent_during_the_wait_but_back_while_the_claim_holds_costs_nothing() {
+    let Some(server) = RedisServer::start("silent_wait") else {
+        return;
+    };
+    // Renewals every 2 s; the claim is proven held 5 s after it was sent. Redis is stopped
+    // from just after the claim until 3 s, so the renewal at 2 s finds it silent, and it is
+    // back 2 s before the claim would lapse: room for a loaded machine on both sides.
+    let ttl = Duration::from_secs(6);
+    let lease = RedisLease::new(&server.url())
+        .expect("url")
+        .namespace("silent")
+        .ttl(ttl)
+        .margin(Duration::from_secs(1))
+        .io_timeout(Duration::from_millis(300))
+        .nodes(4..=4);
+    let acquirer = std::thread::spawn(move || lease.acquire(Generator::builder(Layout::TWITTER)));
+    let end = Instant::now() + Duration::from_secs(30);
+    while server.command(&["EXISTS", "snowmint:silent:node:4"]) != ":1" {
+        assert!(Instant::now() < end, "the claim never reached Redis");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    server.signal("-STOP");
+    std::thread::sleep(Duration::from_secs(3));
+    server.signal("-CONT");
+    let gen = acquirer
+        .join()
+        .expect("acquire panicked")
+        .expect("a silent spell within the claim's TTL loses no node");
+    assert_eq!(gen.node(), 4);
+    assert!(gen.next_id().is_ok(), "it mints once the wait is over");
+}
+
 #[test]
 fn a_restart_with_the_clock_behind_waits_then_mints_above_the_mark() {
     let Some(server) = RedisServer::start("behind") else {

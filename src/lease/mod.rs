@@ -35,7 +35,7 @@ pub use self::error::LeaseError;
 
 use std::ops::RangeInclusive;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use self::keeper::{forgetting_floor, LeaseKeeper};
 use self::store::Store;
@@ -306,6 +306,8 @@ impl<B: Backend> Lease<B> {
         let mut store = self
             .backend
             .open(&self.namespace, &owner, self.ttl, io_timeout)?;
+        // Before the claim is sent: the store keeps the key at least a TTL after it.
+        let claim_sent = Instant::now();
         let claim = store
             .claim(first, last)?
             .ok_or_else(|| LeaseError::AllTaken {
@@ -323,7 +325,7 @@ impl<B: Backend> Lease<B> {
             margin,
             floor: claim.mark,
         };
-        match self.start(builder.node(node), &mut keeper, claim.mark) {
+        match self.start(builder.node(node), &mut keeper, claim.mark, claim_sent) {
             Ok((source, first)) => Ok(Fenced::start_with(
                 source,
                 node,
@@ -341,13 +343,21 @@ impl<B: Backend> Lease<B> {
 
     /// Builds the source after the node's mark, waits for its clock to pass the mark and
     /// the forgetting rule's floor (holding the lease meanwhile), and records the first
-    /// window, which admits only IDs after both.
+    /// window, which admits only IDs after both. A store call that fails while the hold is
+    /// still proven (a TTL less the margin after the last call that succeeded was sent) is
+    /// tried again, as the renewal thread does: one slow answer does not give the node up.
     fn start<S: SourceBuilder, T: Store>(
         &self,
         builder: S,
         keeper: &mut LeaseKeeper<T>,
         mark: Option<u64>,
+        claim_sent: Instant,
     ) -> Result<(S::Source, Renewal), LeaseError> {
+        let mut held = Held {
+            until: claim_sent + self.ttl.saturating_sub(keeper.margin),
+            window: self.ttl.saturating_sub(keeper.margin),
+            retry: keeper.period(false),
+        };
         let node = keeper.node;
         let layout = *builder.layout();
         let builder = match mark
@@ -381,11 +391,11 @@ impl<B: Backend> Lease<B> {
         let bound = self.ttl + keeper.margin + self.max_wait;
         let waited = wait_past(&source, floor, bound, self.ttl / 3, || {
             // Hold the lease while waiting, the mark unchanged.
-            match keeper.store.renew(0) {
-                Ok(Some(_)) => Ok(()),
-                Ok(None) => Err(LeaseError::LostWhileWaiting { node }),
+            held.retry_while_held(|| match keeper.store.renew(0) {
+                Ok(Some(_)) => Ok(Ok(())),
+                Ok(None) => Ok(Err(LeaseError::LostWhileWaiting { node })),
                 Err(e) => Err(e),
-            }
+            })?
         });
         match waited {
             Ok(kept) => kept?,
@@ -398,7 +408,13 @@ impl<B: Backend> Lease<B> {
                 })
             }
         }
-        match keeper.renew(source.clock().now_unix_nanos()) {
+        let renewal =
+            held.retry_while_held(|| match keeper.renew(source.clock().now_unix_nanos()) {
+                Renewal::Failed(cause) => Err(cause),
+                other => Ok(other),
+            });
+        let renewal = renewal.unwrap_or_else(Renewal::Failed);
+        match renewal {
             Renewal::Held {
                 limit_unix_millis,
                 valid_until_nanos,
@@ -434,5 +450,34 @@ impl<B: Backend> Lease<B> {
             });
         }
         Ok((first, last))
+    }
+}
+
+/// How long a claim is proven held while [`Lease::acquire`] waits, and how it keeps it so.
+struct Held {
+    /// A TTL less the margin after the last store call that succeeded was sent.
+    until: Instant,
+    /// The TTL less the margin.
+    window: Duration,
+    /// How soon a failed call is tried again: the renewal thread's period after a failure.
+    retry: Duration,
+}
+
+impl Held {
+    /// Calls `call` until it reaches the store (`Ok`), trying again after `retry` while the
+    /// claim is proven held past that retry; then returns the last failure. Each success
+    /// proves the claim held until its send time plus the window.
+    fn retry_while_held<T, E>(&mut self, mut call: impl FnMut() -> Result<T, E>) -> Result<T, E> {
+        loop {
+            let sent = Instant::now();
+            match call() {
+                Ok(v) => {
+                    self.until = sent + self.window;
+                    return Ok(v);
+                }
+                Err(e) if Instant::now() + self.retry >= self.until => return Err(e),
+                Err(_) => std::thread::sleep(self.retry),
+            }
+        }
     }
 }

@@ -130,6 +130,17 @@ impl RedisServer {
         }
     }
 
+    /// Sends the server `sig` (`-STOP`: it stops answering, every connection and key kept;
+    /// `-CONT`: it answers again).
+    pub fn signal(&self, sig: &str) {
+        let pid = self.child.as_ref().expect("running").id().to_string();
+        let ok = Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "kill {sig} redis-server {pid} failed");
+    }
+
     /// Starts it again on the same port, empty (it had no persistence).
     pub fn restart(&mut self) {
         self.kill();

@@ -8,12 +8,16 @@
 mod etcd;
 
 use std::collections::HashSet;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use etcd::EtcdCluster;
 use snowmint::etcd::EtcdLease;
 use snowmint::lease::LeaseError;
-use snowmint::{FenceError, Generator, Id, Layout};
+use snowmint::{FenceError, Generator, Id, Layout, WallClock};
 
 /// Short enough to keep the file fast, long enough for renewals on a loaded machine.
 const TTL: Duration = Duration::from_secs(2);
@@ -171,4 +175,131 @@ fn bad_settings_are_clear_errors() {
             .starts_with("could not grant a lease in etcd: 127.0.0.1:1: connect"),
         "{err}"
     );
+}
+
+/// A proxy in front of one etcd member's JSON gateway that can go silent (it reads requests
+/// and answers none) and can drop the reply to the next claim (a transaction conditioned on
+/// a key not existing: `"create_revision":"0"`) after etcd applied it.
+struct Proxy {
+    port: u16,
+    silent: Arc<AtomicBool>,
+    drop_next_claim: Arc<AtomicBool>,
+    dropped: Arc<AtomicBool>,
+}
+
+impl Proxy {
+    fn start(member_port: u16) -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let silent = Arc::new(AtomicBool::new(false));
+        let drop_next_claim = Arc::new(AtomicBool::new(false));
+        let dropped = Arc::new(AtomicBool::new(false));
+        let (s, d, dd) = (silent.clone(), drop_next_claim.clone(), dropped.clone());
+        std::thread::spawn(move || {
+            for conn in listener.incoming().flatten() {
+                let (s, d, dd) = (s.clone(), d.clone(), dd.clone());
+                std::thread::spawn(move || Proxy::serve(conn, member_port, &s, &d, &dd));
+            }
+        });
+        Proxy {
+            port,
+            silent,
+            drop_next_claim,
+            dropped,
+        }
+    }
+
+    /// One HTTP/1.0 exchange: the request read whole, forwarded, the reply read to its end.
+    fn serve(
+        mut conn: TcpStream,
+        member_port: u16,
+        silent: &AtomicBool,
+        drop_next_claim: &AtomicBool,
+        dropped: &AtomicBool,
+    ) {
+        let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
+        let mut req = Vec::new();
+        let mut buf = [0_u8; 4096];
+        let whole = loop {
+            let Ok(n) = conn.read(&mut buf) else { return };
+            if n == 0 {
+                return;
+            }
+            req.extend_from_slice(&buf[..n]);
+            let text = String::from_utf8_lossy(&req).into_owned();
+            if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                let len = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("Content-Length: "))
+                    .and_then(|v| v.trim().parse::<usize>().ok())
+                    .unwrap_or(0);
+                if body.len() >= len {
+                    break text;
+                }
+            }
+        };
+        // Relaxed (all three flags): each is a switch read once per request.
+        if silent.load(Ordering::Relaxed) {
+            // Hold the connection unanswered until the client gives up on it.
+            let _ = conn.read(&mut buf);
+            return;
+        }
+        let Ok(mut up) = TcpStream::connect(("127.0.0.1", member_port)) else {
+            return;
+        };
+        let mut reply = Vec::new();
+        if up.write_all(whole.as_bytes()).is_err() || up.read_to_end(&mut reply).is_err() {
+            return;
+        }
+        if whole.contains(r#""create_revision":"0""#)
+            && drop_next_claim.swap(false, Ordering::Relaxed)
+        {
+            dropped.store(true, Ordering::Relaxed);
+            return;
+        }
+        let _ = conn.write_all(&reply);
+    }
+}
+
+/// The holder's etcd lease lapses (the store silent past the TTL), and when it takes its
+/// node back, etcd applies the claim but the reply is lost: its next try must find the key
+/// its own (its token, on its lease) and go on minting, not take itself for someone else and
+/// give the node up as lost.
+#[test]
+fn a_claim_whose_reply_was_lost_is_recognised_as_our_own() {
+    let Some(cluster) = EtcdCluster::start("lost-reply") else {
+        return;
+    };
+    let proxy = Proxy::start(cluster.client_port(0));
+    let gen = EtcdLease::new(&format!("etcd://127.0.0.1:{}", proxy.port))
+        .unwrap()
+        .namespace("lost-reply")
+        .ttl(TTL)
+        .margin(MARGIN)
+        .io_timeout(Duration::from_millis(300))
+        .nodes(5..=5)
+        .acquire(Generator::builder(Layout::TWITTER).clock(WallClock))
+        .expect("acquire");
+    let first = gen.next_id().expect("held");
+    // Silent for twice the TTL: etcd expires the lease, and the holder key with it.
+    proxy.silent.store(true, Ordering::Relaxed);
+    std::thread::sleep(2 * TTL);
+    assert!(gen.next_id().is_err(), "fenced while the store is silent");
+    proxy.drop_next_claim.store(true, Ordering::Relaxed);
+    proxy.silent.store(false, Ordering::Relaxed);
+    // The take-back's wait (a TTL and the margin) and a loaded machine fit many times over.
+    let end = Instant::now() + Duration::from_secs(60);
+    let again = loop {
+        match gen.next_id() {
+            Ok(id) => break id,
+            Err(FenceError::Fenced { .. }) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => panic!("the node must be taken back, not lost: {e}"),
+        }
+        assert!(Instant::now() < end, "never minted again");
+    };
+    assert!(
+        proxy.dropped.load(Ordering::Relaxed),
+        "a claim's reply was dropped"
+    );
+    assert!(again > first && !gen.is_lost());
 }

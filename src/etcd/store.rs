@@ -99,17 +99,19 @@ impl EtcdStore {
         }
     }
 
-    /// The nodes of the namespace whose holder key exists now.
+    /// The nodes of the namespace whose holder key exists now with another owner's token.
+    /// A key of this owner's is left to [`try_claim`](Self::try_claim), which takes it back
+    /// if it is on our lease: a claim that etcd applied but whose reply was lost.
     fn held_nodes(&mut self) -> Result<HashSet<u64>, LeaseError> {
         let prefix = format!("{}holder/", self.prefix);
         let body = json!({
             "key": base64::encode(prefix.as_bytes()),
             "range_end": base64::encode(&prefix_end(prefix.as_bytes())),
-            "keys_only": true,
         });
         let listed = self.call("list the held nodes", "/v3/kv/range", body)?;
         Ok(kvs(&listed)
             .iter()
+            .filter(|kv| text(&kv["value"]).as_deref() != Some(self.owner.as_str()))
             .filter_map(|kv| text(&kv["key"]))
             .filter_map(|k| k.strip_prefix(&prefix).and_then(|n| n.parse().ok()))
             .collect())

@@ -2,6 +2,7 @@
 //! continues after it, a clock behind it waits (bounded), and a guard that cannot write
 //! fences.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
@@ -186,4 +187,84 @@ fn a_clock_jump_is_covered_on_the_spot_and_an_unwritable_mark_fences() {
         gen.last_id() > Some(id),
         "the refused ID was consumed, never handed out"
     );
+}
+
+/// The clock stepped back past the window while the guard runs, then a crash (no release),
+/// then a restart of the same node on a clock between the stepped-back mark and the last ID
+/// issued: the mark on disk never fell below what was issued, so the restart waits past it
+/// and repeats no ID.
+#[test]
+fn a_clock_stepped_back_never_lowers_the_mark_so_a_crash_repeats_nothing() {
+    let dir = temp_dir("stepback");
+    let path = dir.join("node.hwm");
+    let t0 = wall_millis();
+    let window = Duration::from_millis(50);
+    let clock = ManualClock::at_unix_millis(t0);
+    let gen = FileGuard::new(&path)
+        .window(window)
+        .start(
+            Generator::builder(Layout::TWITTER)
+                .clock(clock.clone())
+                .node(1),
+        )
+        .expect("start");
+    // 20 IDs in each millisecond from t0 to t0 + 99.
+    let mut issued = HashSet::new();
+    for _ in 0..100 {
+        for _ in 0..20 {
+            assert!(issued.insert(gen.next_id().expect("held")));
+        }
+        clock.advance(Duration::from_millis(1));
+    }
+    let before = FileGuard::new(&path)
+        .read_mark()
+        .expect("read")
+        .expect("mark");
+    assert!(before >= t0 + 99, "the mark covers every ID issued");
+    // The clock steps back 100 ms, and a renewal comes: it must not lower the mark.
+    clock.rewind(Duration::from_millis(100));
+    gen.renew();
+    let after = FileGuard::new(&path)
+        .read_mark()
+        .expect("read")
+        .expect("mark");
+    assert!(after >= before, "the mark fell from {before} to {after}");
+    // A crash: nothing released (the leaked renewal thread goes on renewing on the
+    // stepped-back clock, as a process that has not crashed yet would).
+    std::mem::forget(gen);
+
+    // The restart, at t0 + 51: past the stepped-back mark (t0 + 50), before the last ID.
+    let clock2 = ManualClock::at_unix_millis(t0 + 51);
+    let ticking = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let ticker = {
+        let (clock2, ticking) = (clock2.clone(), Arc::clone(&ticking));
+        std::thread::spawn(move || {
+            // Relaxed: a stop flag; nothing else is published with it.
+            while ticking.load(Ordering::Relaxed) {
+                clock2.advance(Duration::from_millis(1));
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        })
+    };
+    let gen2 = FileGuard::new(&path)
+        .window(window)
+        .max_wait(Duration::from_secs(30))
+        .start(
+            Generator::builder(Layout::TWITTER)
+                .clock(clock2.clone())
+                .node(1),
+        )
+        .expect("restart");
+    let mut repeated = 0;
+    for _ in 0..2_000 {
+        if issued.contains(&gen2.next_id().expect("held")) {
+            repeated += 1;
+        }
+    }
+    // Relaxed: see the ticker.
+    ticking.store(false, Ordering::Relaxed);
+    ticker.join().expect("ticker");
+    assert_eq!(repeated, 0, "IDs issued before the crash handed out again");
+    drop(gen2);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -189,6 +189,7 @@ impl FileGuard {
             path: self.path.clone(),
             window: self.window,
             floor: mark,
+            written: mark.unwrap_or(0),
         };
         let first = keeper.write(source.clock().now_unix_nanos())?;
         Ok(Fenced::start_with(
@@ -201,20 +202,29 @@ impl FileGuard {
     }
 }
 
-/// Keeps the file's mark a window ahead of the clock.
+/// Keeps the file's mark a window ahead of the clock, and never lowers it while running.
 struct FileKeeper {
     path: PathBuf,
     window: Duration,
     /// The mark found at start: every ID issued is after it.
     floor: Option<u64>,
+    /// The highest mark on disk (Unix ms): IDs up to it may have been handed out, so no
+    /// renewal writes less, whatever the clock reads (a step back would otherwise lower the
+    /// mark below IDs already issued, and a crash then would repeat them).
+    written: u64,
 }
 
 impl FileKeeper {
-    /// Writes the mark a window past `now_nanos`: the window it secures.
+    /// Writes the mark a window past `now_nanos`, or keeps the higher one on disk: the
+    /// window it secures.
     fn write(&mut self, now_nanos: u64) -> Result<Renewal, GuardError> {
         let window = u64::try_from(self.window.as_millis()).unwrap_or(u64::MAX);
-        let limit = ceil_millis(u128::from(now_nanos)).saturating_add(window);
-        write_mark(&self.path, limit).map_err(|e| io_error(&self.path, "write", e))?;
+        let want = ceil_millis(u128::from(now_nanos)).saturating_add(window);
+        if want > self.written {
+            write_mark(&self.path, want).map_err(|e| io_error(&self.path, "write", e))?;
+            self.written = want;
+        }
+        let limit = self.written;
         Ok(Renewal::Held {
             limit_unix_millis: limit,
             valid_until_nanos: u64::MAX,
@@ -298,6 +308,7 @@ mod tests {
             path: "unused.hwm".into(),
             window,
             floor: None,
+            written: 0,
         };
         let k = keeper(Duration::from_secs(1));
         assert_eq!(k.period(true), Duration::from_millis(500));

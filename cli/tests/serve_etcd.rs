@@ -32,14 +32,23 @@ fn lease_args(url: &str) -> Vec<&str> {
     ]
 }
 
-/// Fetches `/ids?n=1000` from `server` until `until`: the IDs of the 200s, and how many
-/// requests were refused (503 while a renewal could not get through in time).
-fn drain(server: &Server, node: u64, until: Instant, seen: &mut HashSet<u64>) -> (usize, usize) {
-    let shard_bits = server.get("/healthz").json()["shard_bits"]
-        .as_u64()
-        .expect("shard_bits");
+/// How long a service may go without answering one `/ids` with 200 before the test fails:
+/// the leader's election, the renewal that follows it and a loaded machine's delays all fit
+/// many times over. It bounds a failure; a healthy run answers within a second.
+const MINT_LIMIT: Duration = Duration::from_secs(60);
+
+/// Fetches `/ids?n=1000` from `server` for at least `min` and until one request was answered
+/// (so a machine too slow to fit a request into `min` only makes the phase longer): the IDs
+/// of the 200s, and how many requests were refused (503 while a renewal could not get
+/// through in time).
+fn drain(server: &Server, node: u64, min: Duration, seen: &mut HashSet<u64>) -> (usize, usize) {
+    let started = Instant::now();
     let (mut ok, mut refused) = (0, 0);
-    while Instant::now() < until {
+    while started.elapsed() < min || ok == 0 {
+        assert!(
+            started.elapsed() < MINT_LIMIT,
+            "no ID within {MINT_LIMIT:?}, {refused} requests refused"
+        );
         let reply = server.get("/ids?n=1000");
         if reply.status != 200 {
             assert_eq!(reply.status, 503, "{}", reply.text());
@@ -83,9 +92,8 @@ fn two_services_on_a_three_member_cluster_survive_the_leader_s_loss_with_no_shar
 
     let mut seen = HashSet::new();
     let phase = |seen: &mut HashSet<u64>, d: Duration| {
-        let until = Instant::now() + d;
-        let a_got = drain(&a, na, until, seen);
-        let b_got = drain(&b, nb, Instant::now() + Duration::from_millis(200), seen);
+        let a_got = drain(&a, na, d, seen);
+        let b_got = drain(&b, nb, Duration::from_millis(200), seen);
         (a_got, b_got)
     };
     let before = phase(&mut seen, Duration::from_secs(1));
@@ -101,8 +109,11 @@ fn two_services_on_a_three_member_cluster_survive_the_leader_s_loss_with_no_shar
     cluster.restart(leader);
     let after = phase(&mut seen, Duration::from_secs(1));
     assert!(after.0 .0 > 0 && after.1 .0 > 0, "{after:?}");
+    // A renewal may still be on its way through the restarted member on a loaded machine.
     for s in [&a, &b] {
-        assert_eq!(s.get("/healthz").json()["status"], "ok");
+        serve_support::poll(MINT_LIMIT, "a healthy service", || {
+            (s.get("/healthz").json()["status"] == "ok").then_some(())
+        });
     }
     println!(
         "serve on etcd: {} IDs, no duplicate; 200s/503s of A before {:?}, leader {leader} down {:?}, after {:?}",

@@ -65,6 +65,28 @@ pub fn http(host: &str, port: u16, method: &str, path: &str, body: &str) -> Opti
     Some((code, body.to_string()))
 }
 
+/// Standard base64, padded: how the JSON gateway takes keys and values.
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ABC[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 impl Member {
     fn peer_url(&self) -> String {
         format!("http://127.0.0.1:{}", self.peer_port)
@@ -229,6 +251,15 @@ impl EtcdCluster {
             "the wiped etcd cluster did not start again; see {}",
             self.dir.display()
         );
+    }
+
+    /// Whether `key` is in the cluster now, as the first member that answers reads it.
+    pub fn has_key(&self, key: &str) -> bool {
+        let body = format!(r#"{{"key":"{}"}}"#, base64(key.as_bytes()));
+        self.members
+            .iter()
+            .find_map(|m| http("127.0.0.1", m.client_port, "POST", "/v3/kv/range", &body))
+            .is_some_and(|(code, body)| code == 200 && body.contains(r#""kvs""#))
     }
 
     pub fn kill_all(&mut self) {

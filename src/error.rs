@@ -3,7 +3,7 @@
 use core::fmt;
 use core::time::Duration;
 
-use crate::rfc3339::Utc;
+use crate::id::Utc;
 
 /// One of the three fields of an ID.
 ///

@@ -4,11 +4,11 @@ use core::time::Duration;
 #[cfg(feature = "std")]
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::decoded::Decoded;
+use crate::id::Decoded;
 use crate::divisor::Divisor;
 use crate::error::{Field, LayoutError};
 use crate::id::Id;
-use crate::parts::Parts;
+use crate::id::Parts;
 
 const NANOS_PER_MILLI: u64 = 1_000_000;
 

@@ -45,9 +45,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 pub mod asynchronous;
 mod batch;
-mod bigint;
 mod clock;
-mod decoded;
 mod divisor;
 pub mod docs;
 mod encoding;
@@ -71,14 +69,12 @@ pub mod lease;
 mod mint;
 #[cfg(feature = "std")]
 pub mod node;
-mod parts;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 #[cfg(feature = "rayon")]
 pub mod rayon;
 #[cfg(feature = "redis")]
 pub mod redis;
-mod rfc3339;
 #[cfg(feature = "serde")]
 pub mod serde;
 #[cfg(feature = "std")]
@@ -89,7 +85,6 @@ pub mod sqlx;
 mod sync;
 
 pub use self::batch::IdBatch;
-pub use self::bigint::BigintError;
 pub use self::clock::Clock;
 #[cfg(feature = "js")]
 pub use self::clock::JsClock;
@@ -97,7 +92,6 @@ pub use self::clock::JsClock;
 pub use self::clock::ManualClock;
 #[cfg(feature = "std")]
 pub use self::clock::{TscClock, TscClockBuilder, TscClockError, WallClock};
-pub use self::decoded::Decoded;
 #[cfg(feature = "alloc")]
 pub use self::encoding::ParseEncodingError;
 pub use self::encoding::{EncodedId, Encoding, ParseErrorKind, ParseIdError};
@@ -108,12 +102,11 @@ pub use self::events::describe_metrics;
 pub use self::fence::{Cause, FenceError, Fenced, FileGuard, GuardError, Keeper, Renewal};
 pub use self::fill::FillError;
 pub use self::generator::{Generator, GeneratorBuilder};
-pub use self::id::Id;
+pub use self::id::{BigintError, Decoded, Id, Parts};
 pub use self::layout::{Layout, LayoutBuilder, Order, TimeGrid};
 pub use self::mint::Rollback;
 #[cfg(feature = "std")]
 pub use self::node::{NodeError, NodeSource};
-pub use self::parts::Parts;
 #[cfg(feature = "std")]
 pub use self::shard::{OwnedShard, ShardError, ShardedGenerator, ShardedGeneratorBuilder};
 pub use self::source::{IdSource, MintFailure, SourceBuilder};

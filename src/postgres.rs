@@ -94,7 +94,7 @@ impl<'a> FromSql<'a> for Id {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bigint::BigintError;
+    use crate::id::BigintError;
 
     #[test]
     fn accepts_only_bigint() {

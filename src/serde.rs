@@ -49,11 +49,11 @@ use core::fmt;
 use ::serde::de::{self, Deserializer, Unexpected, Visitor};
 use ::serde::ser::{Serialize, SerializeStruct, Serializer};
 
-use crate::decoded::Decoded;
+use crate::id::Decoded;
 use crate::encoding::Encoding;
 use crate::id::Id;
-use crate::parts::Parts;
-use crate::rfc3339::Utc;
+use crate::id::Parts;
+use crate::id::Utc;
 
 impl Serialize for Id {
     /// A decimal string when the format is human-readable, the `u64` otherwise.

@@ -7,7 +7,7 @@ use crate::clock::Clock;
 use crate::error::LayoutError;
 use crate::id::Id;
 use crate::layout::Layout;
-use crate::parts::Parts;
+use crate::id::Parts;
 use crate::source::IdSource;
 
 /// Nanoseconds to milliseconds, rounded up: a mark at or after the time.
@@ -125,7 +125,7 @@ mod tests {
     use crate::clock::Clock;
     use crate::generator::Generator;
     use crate::layout::Layout;
-    use crate::parts::Parts;
+    use crate::id::Parts;
 
     #[test]
     fn marks_round_up_and_bounds_cover_exactly_their_tick() {

@@ -3,7 +3,7 @@
 #[cfg(feature = "std")]
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::parts::Parts;
+use crate::id::Parts;
 
 /// The fields of an ID as read by [`Layout::decode`](crate::layout::Layout::decode).
 ///

@@ -44,9 +44,9 @@
 
 use core::time::Duration;
 
-use crate::error::MintError;
 use crate::fence::{FenceError, Renewal};
 use crate::layout::Layout;
+use crate::mint::MintError;
 
 pub(crate) use crate::event_fields::{WaitReason, Whose};
 

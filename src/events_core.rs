@@ -4,8 +4,8 @@
 
 use core::time::Duration;
 
-use crate::error::MintError;
 use crate::layout::Layout;
+use crate::mint::MintError;
 
 pub(crate) use crate::event_fields::{WaitReason, Whose};
 

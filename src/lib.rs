@@ -46,10 +46,8 @@ extern crate alloc;
 pub mod asynchronous;
 mod batch;
 mod clock;
-mod divisor;
 pub mod docs;
 mod encoding;
-mod error;
 #[cfg(feature = "etcd")]
 pub mod etcd;
 mod event_fields;
@@ -95,7 +93,6 @@ pub use self::clock::{TscClock, TscClockBuilder, TscClockError, WallClock};
 #[cfg(feature = "alloc")]
 pub use self::encoding::ParseEncodingError;
 pub use self::encoding::{EncodedId, Encoding, ParseErrorKind, ParseIdError};
-pub use self::error::{Field, LayoutError, MintError};
 #[cfg(feature = "metrics")]
 pub use self::events::describe_metrics;
 #[cfg(feature = "std")]
@@ -103,8 +100,8 @@ pub use self::fence::{Cause, FenceError, Fenced, FileGuard, GuardError, Keeper, 
 pub use self::fill::FillError;
 pub use self::generator::{Generator, GeneratorBuilder};
 pub use self::id::{BigintError, Decoded, Id, Parts};
-pub use self::layout::{Layout, LayoutBuilder, Order, TimeGrid};
-pub use self::mint::Rollback;
+pub use self::layout::{Field, Layout, LayoutBuilder, LayoutError, Order, TimeGrid};
+pub use self::mint::{MintError, Rollback};
 #[cfg(feature = "std")]
 pub use self::node::{NodeError, NodeSource};
 #[cfg(feature = "std")]

@@ -12,9 +12,9 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::clock::Clock;
-use crate::error::MintError;
 use crate::fill::FillError;
 use crate::id::Id;
+use crate::mint::MintError;
 use crate::shard::ShardedGenerator;
 
 /// IDs for the items of a parallel iterator.

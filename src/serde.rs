@@ -49,8 +49,8 @@ use core::fmt;
 use ::serde::de::{self, Deserializer, Unexpected, Visitor};
 use ::serde::ser::{Serialize, SerializeStruct, Serializer};
 
-use crate::id::Decoded;
 use crate::encoding::Encoding;
+use crate::id::Decoded;
 use crate::id::Id;
 use crate::id::Parts;
 use crate::id::Utc;

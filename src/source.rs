@@ -7,10 +7,11 @@ use core::time::Duration;
 
 use crate::batch::IdBatch;
 use crate::clock::Clock;
-use crate::error::{LayoutError, MintError};
 use crate::fill::{fill_with, FillError};
 use crate::id::Id;
 use crate::layout::Layout;
+use crate::layout::LayoutError;
+use crate::mint::MintError;
 
 /// A source of unique, time-ordered IDs of one layout: a [`Generator`](crate::Generator), a
 /// [`ShardedGenerator`](crate::ShardedGenerator), a shard's [`OwnedShard`](crate::OwnedShard), or any

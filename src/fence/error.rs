@@ -4,7 +4,7 @@ use core::fmt;
 use std::time::Duration;
 
 use super::keeper::Cause;
-use crate::error::MintError;
+use crate::mint::MintError;
 use crate::source::MintFailure;
 
 /// Why a [`Fenced`](crate::Fenced) source did not mint an ID.
@@ -135,7 +135,7 @@ mod tests {
     use std::time::Duration;
 
     use super::{FenceError, Note};
-    use crate::error::MintError;
+    use crate::mint::MintError;
     use crate::source::MintFailure;
 
     fn io(text: &str) -> super::Cause {

@@ -11,7 +11,7 @@ use super::keeper::{Keeper, Renewal};
 use super::mark::{ceil_millis, resume_after, wait_past};
 use super::mark_file::{parse_mark, write_mark};
 use crate::clock::Clock;
-use crate::error::MintError;
+use crate::mint::MintError;
 use crate::source::{IdSource, SourceBuilder};
 
 /// A restart guard for a single host without a coordination service: a file holding a

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use super::keeper::Cause;
 use super::mark_file::HEADER;
-use crate::error::{LayoutError, MintError};
+use crate::layout::LayoutError;
+use crate::mint::MintError;
 
 /// Why a [`FileGuard`](crate::FileGuard) could not start a generator.
 ///
@@ -121,7 +122,7 @@ mod tests {
     use std::time::Duration;
 
     use super::GuardError;
-    use crate::error::MintError;
+    use crate::mint::MintError;
 
     #[test]
     fn the_underlying_error_is_the_source() {

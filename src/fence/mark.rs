@@ -4,10 +4,10 @@
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use crate::clock::Clock;
-use crate::error::LayoutError;
 use crate::id::Id;
-use crate::layout::Layout;
 use crate::id::Parts;
+use crate::layout::Layout;
+use crate::layout::LayoutError;
 use crate::source::IdSource;
 
 /// Nanoseconds to milliseconds, rounded up: a mark at or after the time.
@@ -124,8 +124,8 @@ mod tests {
     use super::{ceil_millis, high_id, last_parts, low_id, wait_past};
     use crate::clock::Clock;
     use crate::generator::Generator;
-    use crate::layout::Layout;
     use crate::id::Parts;
+    use crate::layout::Layout;
 
     #[test]
     fn marks_round_up_and_bounds_cover_exactly_their_tick() {

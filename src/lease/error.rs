@@ -5,8 +5,9 @@ use core::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::error::{LayoutError, MintError};
 use crate::fence::Cause;
+use crate::layout::LayoutError;
+use crate::mint::MintError;
 
 /// Why [`Lease::acquire`](super::Lease::acquire) (a Redis or an etcd lease) returned no
 /// generator.

@@ -40,9 +40,9 @@ use std::time::Duration;
 use self::keeper::{forgetting_floor, LeaseKeeper};
 use self::store::Store;
 use crate::clock::Clock;
-use crate::error::MintError;
 use crate::fence::mark::{behind, resume_after, wait_past};
 use crate::fence::{FenceError, Fenced, Keeper, Renewal};
+use crate::mint::MintError;
 use crate::source::{IdSource, SourceBuilder};
 
 /// The most nodes one lease scans.

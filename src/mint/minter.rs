@@ -11,10 +11,11 @@ use super::rule::{step, tolerance_ticks, OwnTick, Rules, Step, TickWindow};
 use super::tick_cache::TickCache;
 use super::wait::{Stopwatch, Waiter};
 use crate::clock::Clock;
-use crate::error::{LayoutError, MintError};
 use crate::events::{self, WaitReason};
 use crate::id::Id;
 use crate::layout::Layout;
+use crate::layout::LayoutError;
+use crate::mint::MintError;
 use crate::sync::{spin_loop, SPIN_DOUBLINGS};
 
 /// Everything about minting except where the state lives and which node is stamped.
@@ -464,10 +465,11 @@ mod tests {
 
     use super::{Minter, REFRESH_EVERY_BITS};
     use crate::clock::{Clock, ManualClock};
-    use crate::error::{LayoutError, MintError};
+    use crate::layout::LayoutError;
     use crate::layout::{Layout, Order};
     use crate::mint::rollback::Rollback;
     use crate::mint::tick_cache::TickCache;
+    use crate::mint::MintError;
     use crate::sync::{AtomicU64, Ordering};
 
     /// 2023-11-14T22:13:20Z: past every built-in epoch.

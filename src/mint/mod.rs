@@ -5,6 +5,7 @@
 //! policy ([`Rollback`]).
 
 pub(crate) mod cell;
+mod error;
 pub(crate) mod minter;
 pub(crate) mod packing;
 mod rollback;
@@ -12,4 +13,5 @@ pub(crate) mod rule;
 pub(crate) mod tick_cache;
 mod wait;
 
+pub use self::error::MintError;
 pub use self::rollback::Rollback;

@@ -17,13 +17,13 @@ use self::local::Shard;
 use self::slots::Slots;
 use crate::batch::IdBatch;
 use crate::clock::{Clock, TscClock};
-use crate::error::MintError;
 use crate::fill::{fill_with, FillError};
 use crate::generator::Generator;
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::mint::minter::Minter;
 use crate::mint::rule::last_of_tick;
+use crate::mint::MintError;
 use crate::source::IdSource;
 
 /// A generator whose node field is split into a node part and a shard part, so that every

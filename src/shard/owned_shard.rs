@@ -9,10 +9,10 @@ use super::slots::Hold;
 use super::Shared;
 use crate::batch::IdBatch;
 use crate::clock::{Clock, TscClock};
-use crate::error::MintError;
 use crate::fill::{fill_with, FillError};
 use crate::id::Id;
 use crate::layout::Layout;
+use crate::mint::MintError;
 use crate::source::IdSource;
 
 /// One shard of a [`ShardedGenerator`](crate::ShardedGenerator), owned by one worker: minting

@@ -1,0 +1,26 @@
+//! Layouts: which bits of an ID hold the time, the node and the sequence, how times become
+//! ticks, and the presets. A [`Layout`] is a small `Copy` value; everything here is plain
+//! arithmetic on it, with no clock and no state.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `shape.rs` | [`Layout`] and [`Order`]: field widths, order, unit, epoch; what they allow |
+//! | `builder.rs` | [`LayoutBuilder`]: every rule a layout keeps, in `const fn`s |
+//! | `presets.rs` | Twitter, Sonyflake v1 and v2, Discord, Instagram, Mastodon, JS53 |
+//! | `grid.rs` | [`TimeGrid`]: times to ticks and back, and the expiry |
+//! | `compose.rs` | an ID from its fields and back (`compose`, `decode`), the packing the core builds on |
+//! | `divisor.rs` | division by the unit without a `div` instruction |
+//! | `error.rs` | [`LayoutError`] and the [`Field`] it names |
+
+mod builder;
+mod compose;
+mod divisor;
+mod error;
+mod grid;
+mod presets;
+mod shape;
+
+pub use self::builder::LayoutBuilder;
+pub use self::error::{Field, LayoutError};
+pub use self::grid::TimeGrid;
+pub use self::shape::{Layout, Order};

@@ -7,8 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::divisor::Divisor;
 use super::error::{Field, LayoutError};
-use super::grid::TimeGrid;
-use super::shape::{Layout, Order, NANOS_PER_MILLI};
+use super::shape::{Layout, Order, TimeGrid, NANOS_PER_MILLI};
 
 /// Builds a [`Layout`]; every method is `const` so layouts can be compile-time constants.
 ///

@@ -4,10 +4,10 @@
 //!
 //! | file | holds |
 //! |---|---|
-//! | `shape.rs` | [`Layout`] and [`Order`]: field widths, order, unit, epoch; what they allow |
+//! | `shape.rs` | [`Layout`], [`Order`] and [`TimeGrid`]: field widths, order, unit, epoch, grid; what they allow |
 //! | `builder.rs` | [`LayoutBuilder`]: every rule a layout keeps, in `const fn`s |
 //! | `presets.rs` | Twitter, Sonyflake v1 and v2, Discord, Instagram, Mastodon, JS53 |
-//! | `grid.rs` | [`TimeGrid`]: times to ticks and back, and the expiry |
+//! | `ticks.rs` | times to ticks and back on the layout's grid, and the expiry |
 //! | `compose.rs` | an ID from its fields and back (`compose`, `decode`), the packing the core builds on |
 //! | `divisor.rs` | division by the unit without a `div` instruction |
 //! | `error.rs` | [`LayoutError`] and the [`Field`] it names |
@@ -16,11 +16,10 @@ mod builder;
 mod compose;
 mod divisor;
 mod error;
-mod grid;
 mod presets;
 mod shape;
+mod ticks;
 
 pub use self::builder::LayoutBuilder;
 pub use self::error::{Field, LayoutError};
-pub use self::grid::TimeGrid;
-pub use self::shape::{Layout, Order};
+pub use self::shape::{Layout, Order, TimeGrid};

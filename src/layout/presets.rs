@@ -3,8 +3,7 @@
 
 use core::time::Duration;
 
-use super::grid::TimeGrid;
-use super::shape::{Layout, Order};
+use super::shape::{Layout, Order, TimeGrid};
 
 impl Layout {
     /// Twitter's Snowflake: 41 time bits of 1 ms from 2010-11-04T01:42:54.657Z, 10 node bits,

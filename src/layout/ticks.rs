@@ -1,5 +1,5 @@
-//! [`TimeGrid`]: where a layout's ticks start, and the one place where times become ticks
-//! and back, with the expiry they lead to.
+//! The one place where times become ticks and back, on the layout's
+//! [`TimeGrid`](super::TimeGrid), and the expiry they lead to.
 
 use core::time::Duration;
 #[cfg(feature = "std")]
@@ -8,41 +8,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 #[cfg(feature = "std")]
 use super::error::LayoutError;
 use super::shape::{Layout, NANOS_PER_MILLI};
-
-/// Where a layout's ticks start: how a time becomes the time field and back.
-///
-/// The two rules give the same ticks whenever the epoch is a whole number of units after
-/// 1970 (every preset's is); they differ by one tick for some times when it is not (a start
-/// time of `2023-01-01T00:00:00.005Z` with 10 ms ticks, say). Match the code that minted the
-/// IDs: sonyflake counts on the Unix grid, Twitter, Discord and bwmarrin/snowflake from the
-/// epoch.
-///
-/// ```
-/// use std::time::{Duration, UNIX_EPOCH};
-/// use snowmint::{Layout, TimeGrid};
-///
-/// // sonyflake with a start time 5 ms past a 10 ms boundary.
-/// let start = UNIX_EPOCH + Duration::from_millis(1_672_531_200_005); // 2023-01-01T00:00:00.005Z
-/// let sony = Layout::SONYFLAKE.to_builder().epoch(start).build()?;
-/// let epoch_grid = sony.to_builder().time_grid(TimeGrid::Epoch).build()?;
-/// let t = UNIX_EPOCH + Duration::from_secs(1_685_577_600); // 2023-06-01T00:00:00Z
-/// // Go: elapsed = t/unit - start/unit = 168557760000 - 167253120000.
-/// assert_eq!(sony.ticks_at(t)?, 1_304_640_000);
-/// // Counted from the start time: (t - start)/unit.
-/// assert_eq!(epoch_grid.ticks_at(t)?, 1_304_639_999);
-/// # Ok::<(), snowmint::LayoutError>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TimeGrid {
-    /// Ticks count from the epoch: the tick of `t` is `(t - epoch) / unit`, and tick `k`
-    /// starts at `epoch + k * unit` (Twitter, Discord, Instagram, bwmarrin/snowflake).
-    Epoch,
-    /// Ticks lie on a grid of whole units from 1970, as sonyflake's `elapsed = t/unit -
-    /// start/unit` (each side divided separately): tick `k` starts at
-    /// `(epoch/unit + k) * unit`, so the first tick starts at the epoch rounded down to the
-    /// grid.
-    Unix,
-}
 
 impl Layout {
     /// When the time field overflows, in milliseconds since the Unix epoch (rounded down):

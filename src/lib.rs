@@ -50,11 +50,6 @@ pub mod docs;
 mod encoding;
 #[cfg(feature = "etcd")]
 pub mod etcd;
-mod event_fields;
-#[cfg(feature = "std")]
-mod events;
-#[cfg(not(feature = "std"))]
-#[path = "events_core.rs"]
 mod events;
 #[cfg(feature = "std")]
 mod fence;

@@ -1,80 +1,13 @@
-//! The rare things worth watching, each as one function that records a metric (feature
-//! `metrics`, through the `metrics` 0.24 facade: the application installs the exporter) and
-//! emits a trace event (feature `tracing`). With both features off every function is an
-//! empty `#[inline(always)]` body and compiles to nothing. None is called per ID: only from
-//! the cold paths (a blocked call's wait, an error returned, the overflow shard, a shard
-//! taken or given back, a fence renewal, a lease, a source built, a clock re-anchored).
-//!
-//! Each rare thing is recorded once: a call that waits records one wait (however many
-//! times it re-checks), a clock found behind is recorded once per call (when its wait starts,
-//! or with the error if it never waits), and an error is counted only when it is returned to
-//! the caller. The async calls ([`crate::asynchronous`]) hold back what their inner `try_`
-//! calls would record ([`held_back`]) and record the same as a blocking call: a wait, then an
-//! ID or one error.
-//!
-//! | Name | Kind | Labels | When |
-//! |---|---|---|---|
-//! | `snowmint_waits_total` | counter | `reason` = `exhausted` / `clock_behind` / `fenced` | a call starts waiting (`fenced`: async calls only) |
-//! | `snowmint_wait_seconds` | histogram | `reason` | how long that wait lasted (given up or not) |
-//! | `snowmint_clock_behind_seconds` | histogram | | a call found the clock behind the issued time, by this much (its count is the step-back count, its max the largest) |
-//! | `snowmint_errors_total` | counter | `kind` = `exhausted` / `clock_behind` / `before_epoch` / `no_free_shard` / `expired` / `fenced` / `lost` | an error returned to the caller (`try_` calls included) |
-//! | `snowmint_overflow_ids_total` | counter | | a `ShardedGenerator` minted from its shared overflow shard |
-//! | `snowmint_shards_held` | gauge | | exclusive shards held now (by threads and `OwnedShard`s), across the process's sharded generators |
-//! | `snowmint_lease_acquisitions_total` | counter | `namespace`, `backend` | a lease (Redis or etcd) took a node |
-//! | `snowmint_lease_node` | gauge | `namespace` | the node number it took (the latest) |
-//! | `snowmint_lease_take_backs_total` | counter | | a lapsed lease (expired, or forgotten by the store) took its node back |
-//! | `snowmint_fence_renewals_total` | counter | `outcome` = `held` / `failed` / `lost` | a fenced source's keeper answered a renewal |
-//! | `snowmint_layout_seconds_left` | gauge | `layout` | a source was built: the time left before its layout expires |
-//! | `snowmint_clock_offset_seconds` | gauge | | a `TscClock` re-anchored: the wall clock minus the TSC reading |
-//! | `snowmint_clock_step_max_seconds` | gauge | | a re-anchor: the largest step one took in this process |
-//! | `snowmint_clock_cheap_age_seconds` | histogram | | a mint found the cheap reading late: its age |
-//!
-//! [`describe_metrics`] gives each family its HELP text and unit.
-//!
-//! Trace events (target `snowmint`): a wait for the next tick (or, async, for the fence)
-//! that starts is `debug`, the clock found behind is `warn` when the call waits for it and
-//! `error` when it is further behind than the call may wait (the error event); an error
-//! returned is `debug` for a kind that waiting or a renewal can cure (`exhausted`, `fenced`,
-//! and `lost`, whose cause was already an `error` event of its own) and `error` for a clock
-//! behind, expiry, a clock before the epoch and no free shard; overflow use and a shard taken
-//! or given back are `debug`; a fence renewal is `trace` when held, `warn` when it failed and
-//! `error` when the node was lost; a lease taking a node is `info`. Fields: `unit_ms` and
-//! `sequence_bits` of the layout, the node where one is known (`node`, `shard`), and the
-//! amounts (`wait_us`, `behind_us`, `limit_unix_millis`, `mark_unix_millis`).
+//! The events of a call that could not mint at once: a wait started and ended, and an error
+//! returned, recorded once per call; for the async calls, held back until the call decides
+//! ([`held_back`]).
 
 use core::time::Duration;
 
-use crate::fence::{FenceError, Renewal};
+#[cfg(feature = "tracing")]
+use super::fields::{layout_fields, micros};
+use super::fields::{Kind, Refusal, WaitReason, Whose};
 use crate::layout::Layout;
-use crate::mint::MintError;
-
-pub(crate) use crate::event_fields::{WaitReason, Whose};
-
-/// The `kind` label of an error.
-#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), allow(dead_code))]
-fn kind(e: &FenceError) -> &'static str {
-    match e {
-        FenceError::Mint(MintError::Exhausted { .. }) => "exhausted",
-        FenceError::Mint(MintError::ClockBehind { .. }) => "clock_behind",
-        FenceError::Mint(MintError::Layout(_)) => "before_epoch",
-        FenceError::Mint(MintError::NoFreeShard { .. }) => "no_free_shard",
-        FenceError::Mint(MintError::Expired { .. }) => "expired",
-        FenceError::Fenced { .. } => "fenced",
-        FenceError::Lost { .. } => "lost",
-    }
-}
-
-/// The layout's fields of every event: `unit_ms`, `sequence_bits`.
-#[cfg(feature = "tracing")]
-fn layout_fields(layout: &Layout) -> (f64, u8) {
-    (layout.unit().as_secs_f64() * 1e3, layout.sequence_bits())
-}
-
-/// Microseconds, saturating, as a `u64` field.
-#[cfg(feature = "tracing")]
-fn micros(d: Duration) -> u64 {
-    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
-}
 
 /// A call starts to wait: `for_at_least` is the wait asked for; for a clock stepped back, how
 /// far behind the issued time the clock is (recorded here, so not again with an error).
@@ -136,18 +69,18 @@ pub(crate) fn wait_ended(reason: WaitReason, waited: Duration) {
     metrics::histogram!("snowmint_wait_seconds", "reason" => reason.label()).record(waited);
 }
 
-/// A mint call returns `e` without having waited for the clock.
+/// A mint call returns an error without having waited for the clock.
 #[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
 #[cfg_attr(
     not(any(feature = "metrics", feature = "tracing")),
     allow(unused_variables)
 )]
-pub(crate) fn mint_error(layout: &Layout, whose: Whose, e: &MintError) {
+pub(crate) fn mint_error(layout: &Layout, whose: Whose, e: Refusal<'_>) {
     #[cfg(any(feature = "metrics", feature = "tracing"))]
-    refused(layout, whose, FenceError::Mint(*e), false);
+    refused(layout, whose, e, false);
 }
 
-/// A mint call returns `e` after waiting; `behind_recorded` if its wait was for a clock
+/// A mint call returns an error after waiting; `behind_recorded` if its wait was for a clock
 /// behind, whose amount [`wait_started`] recorded already.
 #[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
 #[cfg_attr(
@@ -157,40 +90,39 @@ pub(crate) fn mint_error(layout: &Layout, whose: Whose, e: &MintError) {
 pub(crate) fn mint_error_after_wait(
     layout: &Layout,
     whose: Whose,
-    e: &MintError,
+    e: Refusal<'_>,
     behind_recorded: bool,
 ) {
     #[cfg(any(feature = "metrics", feature = "tracing"))]
-    refused(layout, whose, FenceError::Mint(*e), behind_recorded);
+    refused(layout, whose, e, behind_recorded);
 }
 
-/// A fenced source refuses to mint: `e` is [`FenceError::Fenced`] or [`FenceError::Lost`].
+/// A fenced source refuses to mint: `e` is of kind [`Kind::Fenced`] or [`Kind::Lost`].
 #[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
 #[cfg_attr(
     not(any(feature = "metrics", feature = "tracing")),
     allow(unused_variables)
 )]
-pub(crate) fn fence_refused(layout: &Layout, e: &FenceError) {
+pub(crate) fn fence_refused(layout: &Layout, e: Refusal<'_>) {
     #[cfg(any(feature = "metrics", feature = "tracing"))]
-    refused(layout, Whose::default(), e.clone(), false);
+    refused(layout, Whose::default(), e, false);
 }
 
 /// An error about to be returned: recorded now, or held back for the async call running
 /// [`held_back`] on this thread.
 #[cfg(any(feature = "metrics", feature = "tracing"))]
 #[cold]
-fn refused(layout: &Layout, whose: Whose, error: FenceError, behind_recorded: bool) {
-    let layout = *layout;
+fn refused(layout: &Layout, whose: Whose, e: Refusal<'_>, behind_recorded: bool) {
     if HOLDING.with(Cell::get) {
-        HELD.with(|h| {
-            *h.borrow_mut() = Some(Held {
-                layout,
-                whose,
-                error,
-            })
-        });
+        let held = Held {
+            layout: *layout,
+            whose,
+            kind: e.kind,
+            message: e.error.to_string(),
+        };
+        HELD.with(|h| *h.borrow_mut() = Some(held));
     } else {
-        record_error(&layout, whose, &error, behind_recorded);
+        record_error(layout, whose, e, behind_recorded);
     }
 }
 
@@ -211,21 +143,19 @@ thread_local! {
 pub(crate) struct Held {
     layout: Layout,
     whose: Whose,
-    error: FenceError,
+    kind: Kind,
+    /// The error as its trace event prints it.
+    message: String,
 }
 
 impl Held {
     /// What a wait for this error waits for, and the amount to record: the wait asked for, or
     /// how far behind the clock is. `None` for an error that waiting cannot cure.
     pub(crate) fn wait(&self) -> Option<(WaitReason, Duration)> {
-        match self.error {
-            FenceError::Mint(MintError::Exhausted { retry_after }) => {
-                Some((WaitReason::Exhausted, retry_after))
-            }
-            FenceError::Mint(MintError::ClockBehind { behind }) => {
-                Some((WaitReason::ClockBehind, behind))
-            }
-            FenceError::Fenced { retry_after, .. } => Some((WaitReason::Fenced, retry_after)),
+        match self.kind {
+            Kind::Exhausted { retry_after } => Some((WaitReason::Exhausted, retry_after)),
+            Kind::ClockBehind { behind } => Some((WaitReason::ClockBehind, behind)),
+            Kind::Fenced { retry_after, .. } => Some((WaitReason::Fenced, retry_after)),
             _ => None,
         }
     }
@@ -248,7 +178,15 @@ impl Held {
     )]
     pub(crate) fn record(self, behind_recorded: bool) {
         #[cfg(any(feature = "metrics", feature = "tracing"))]
-        record_error(&self.layout, self.whose, &self.error, behind_recorded);
+        record_error(
+            &self.layout,
+            self.whose,
+            Refusal {
+                kind: self.kind,
+                error: &self.message,
+            },
+            behind_recorded,
+        );
     }
 }
 
@@ -283,11 +221,12 @@ pub(crate) fn held_back<T>(attempt: impl FnOnce() -> T) -> (T, Option<Held>) {
     not(all(feature = "metrics", feature = "tracing")),
     allow(unused_variables)
 )]
-fn record_error(layout: &Layout, whose: Whose, e: &FenceError, behind_recorded: bool) {
+fn record_error(layout: &Layout, whose: Whose, e: Refusal<'_>, behind_recorded: bool) {
+    let kind = e.kind.label();
     #[cfg(feature = "metrics")]
     {
-        metrics::counter!("snowmint_errors_total", "kind" => kind(e)).increment(1);
-        if let FenceError::Mint(MintError::ClockBehind { behind }) = *e {
+        metrics::counter!("snowmint_errors_total", "kind" => kind).increment(1);
+        if let Kind::ClockBehind { behind } = e.kind {
             if !behind_recorded {
                 metrics::histogram!("snowmint_clock_behind_seconds").record(behind);
             }
@@ -296,35 +235,35 @@ fn record_error(layout: &Layout, whose: Whose, e: &FenceError, behind_recorded: 
     #[cfg(feature = "tracing")]
     {
         let (unit_ms, sequence_bits) = layout_fields(layout);
-        let kind = kind(e);
-        match e {
-            FenceError::Mint(MintError::Exhausted { retry_after }) => tracing::debug!(
+        let error = e.error;
+        match e.kind {
+            Kind::Exhausted { retry_after } => tracing::debug!(
                 target: "snowmint",
                 unit_ms,
                 sequence_bits,
                 node = whose.node,
                 kind,
-                wait_us = micros(*retry_after),
-                error = %e,
+                wait_us = micros(retry_after),
+                error = %error,
                 "not minted"
             ),
-            FenceError::Mint(MintError::ClockBehind { behind }) => tracing::error!(
+            Kind::ClockBehind { behind } => tracing::error!(
                 target: "snowmint",
                 unit_ms,
                 sequence_bits,
                 node = whose.node,
                 kind,
-                behind_us = micros(*behind),
-                error = %e,
+                behind_us = micros(behind),
+                error = %error,
                 "not minted: clock behind"
             ),
-            FenceError::Fenced { node, .. } | FenceError::Lost { node, .. } => tracing::debug!(
+            Kind::Fenced { node, .. } | Kind::Lost { node } => tracing::debug!(
                 target: "snowmint",
                 unit_ms,
                 sequence_bits,
                 kind,
                 node,
-                error = %e,
+                error = %error,
                 "not minted: fenced"
             ),
             _ => tracing::error!(
@@ -333,343 +272,9 @@ fn record_error(layout: &Layout, whose: Whose, e: &FenceError, behind_recorded: 
                 sequence_bits,
                 node = whose.node,
                 kind,
-                error = %e,
+                error = %error,
                 "not minted"
             ),
         }
     }
-}
-
-/// A sharded generator minted from its overflow shard (the thread got no shard of its own).
-#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
-#[cfg_attr(
-    not(all(feature = "metrics", feature = "tracing")),
-    allow(unused_variables)
-)]
-pub(crate) fn overflow_shard(layout: &Layout, whose: Whose) {
-    #[cfg(feature = "metrics")]
-    metrics::counter!("snowmint_overflow_ids_total").increment(1);
-    #[cfg(feature = "tracing")]
-    {
-        let (unit_ms, sequence_bits) = layout_fields(layout);
-        tracing::debug!(
-            target: "snowmint",
-            unit_ms,
-            sequence_bits,
-            node = whose.node,
-            "minted from the overflow shard: no shard of its own for this thread"
-        );
-    }
-}
-
-/// A thread or an owned shard took the exclusive shard `shard` (`held`) or gave it back.
-#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
-#[cfg_attr(
-    not(all(feature = "metrics", feature = "tracing")),
-    allow(unused_variables)
-)]
-pub(crate) fn shard_held(shard: usize, held: bool) {
-    #[cfg(feature = "metrics")]
-    {
-        let gauge = metrics::gauge!("snowmint_shards_held");
-        if held {
-            gauge.increment(1.0);
-        } else {
-            gauge.decrement(1.0);
-        }
-    }
-    #[cfg(feature = "tracing")]
-    if held {
-        tracing::debug!(target: "snowmint", shard, "took a shard");
-    } else {
-        tracing::debug!(target: "snowmint", shard, "gave a shard back");
-    }
-}
-
-/// The keeper of a fenced source on `node` answered a renewal.
-#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
-#[cfg_attr(
-    not(all(feature = "metrics", feature = "tracing")),
-    allow(unused_variables)
-)]
-pub(crate) fn fence_renewal(layout: &Layout, node: u64, renewal: &Renewal) {
-    #[cfg(feature = "metrics")]
-    {
-        let outcome = match renewal {
-            Renewal::Held { .. } => "held",
-            Renewal::Failed(_) => "failed",
-            Renewal::Lost(_) => "lost",
-        };
-        metrics::counter!("snowmint_fence_renewals_total", "outcome" => outcome).increment(1);
-    }
-    #[cfg(feature = "tracing")]
-    {
-        let (unit_ms, sequence_bits) = layout_fields(layout);
-        match renewal {
-            Renewal::Held {
-                limit_unix_millis, ..
-            } => tracing::trace!(
-                target: "snowmint",
-                unit_ms,
-                sequence_bits,
-                node,
-                limit_unix_millis,
-                "fence renewed"
-            ),
-            Renewal::Failed(cause) => tracing::warn!(
-                target: "snowmint",
-                unit_ms,
-                sequence_bits,
-                node,
-                cause = %cause,
-                "fence renewal failed: minting stops when the window closes"
-            ),
-            Renewal::Lost(cause) => tracing::error!(
-                target: "snowmint",
-                unit_ms,
-                sequence_bits,
-                node,
-                cause = %cause,
-                "fence lost: this source never mints again"
-            ),
-        }
-    }
-}
-
-/// A lease on `backend` took `node` in `namespace`, whose previous owner left the mark
-/// `mark_unix_millis` (if any).
-#[cfg(any(feature = "redis", feature = "etcd"))]
-#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
-#[cfg_attr(
-    not(all(feature = "metrics", feature = "tracing")),
-    allow(unused_variables)
-)]
-pub(crate) fn lease_acquired(
-    layout: &Layout,
-    backend: &'static str,
-    namespace: &str,
-    node: u64,
-    mark_unix_millis: Option<u64>,
-) {
-    #[cfg(feature = "metrics")]
-    {
-        let ns = namespace.to_string();
-        metrics::counter!("snowmint_lease_acquisitions_total", "namespace" => ns.clone(), "backend" => backend)
-            .increment(1);
-        metrics::gauge!("snowmint_lease_node", "namespace" => ns).set(node as f64);
-    }
-    #[cfg(feature = "tracing")]
-    {
-        let (unit_ms, sequence_bits) = layout_fields(layout);
-        // The store's name as people write it: the `backend` label is lower case.
-        let store = if backend == "etcd" { "etcd" } else { "Redis" };
-        tracing::info!(
-            target: "snowmint",
-            unit_ms,
-            sequence_bits,
-            namespace,
-            node,
-            mark_unix_millis,
-            "leased a node from {store}"
-        );
-    }
-}
-
-/// A lapsed lease took `node` back; it mints again only after `floor_unix_millis` (the
-/// forgetting rule, or the owner in between).
-#[cfg(any(feature = "redis", feature = "etcd"))]
-#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
-#[cfg_attr(
-    not(all(feature = "metrics", feature = "tracing")),
-    allow(unused_variables)
-)]
-pub(crate) fn lease_taken_back(node: u64, floor_unix_millis: u64) {
-    #[cfg(feature = "metrics")]
-    metrics::counter!("snowmint_lease_take_backs_total").increment(1);
-    #[cfg(feature = "tracing")]
-    tracing::warn!(
-        target: "snowmint",
-        node,
-        floor_unix_millis,
-        "the lease had lapsed (expired, or the store forgot it): took the node back, minting again after the floor"
-    );
-}
-
-/// The `layout` label of a layout: its preset's name, or `custom`.
-#[cfg(any(feature = "metrics", feature = "tracing"))]
-fn layout_label(layout: &Layout) -> &'static str {
-    Layout::PRESETS
-        .iter()
-        .find(|(_, l)| l == layout)
-        .map_or("custom", |&(name, _)| name)
-}
-
-/// A source of `layout` was built at `now_unix_nanos` (before its expiry): records the time
-/// left before its time field runs out, and warns, once per layout and process, when that is
-/// less than `margin`.
-#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
-#[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
-pub(crate) fn layout_in_use(layout: &Layout, now_unix_nanos: u64, margin: Duration) {
-    #[cfg(any(feature = "metrics", feature = "tracing"))]
-    {
-        let left_nanos = layout
-            .expiry_unix_nanos()
-            .saturating_sub(u128::from(now_unix_nanos));
-        let left = Duration::from_nanos(u64::try_from(left_nanos).unwrap_or(u64::MAX));
-        #[cfg(feature = "metrics")]
-        metrics::gauge!("snowmint_layout_seconds_left", "layout" => layout_label(layout))
-            .set(left.as_secs_f64());
-        #[cfg(feature = "tracing")]
-        if left < margin && first_warning(layout) {
-            let (unit_ms, sequence_bits) = layout_fields(layout);
-            tracing::warn!(
-                target: "snowmint",
-                unit_ms,
-                sequence_bits,
-                layout = layout_label(layout),
-                expiry_unix_millis = layout.expiry_unix_millis(),
-                days_left = left.as_secs_f64() / 86_400.0,
-                "the layout's time field runs out soon: no ID can be minted after its expiry"
-            );
-        }
-    }
-}
-
-/// Whether this is the first expiry warning for `layout` in this process.
-#[cfg(feature = "tracing")]
-fn first_warning(layout: &Layout) -> bool {
-    static WARNED: std::sync::Mutex<Vec<Layout>> = std::sync::Mutex::new(Vec::new());
-    let mut warned = WARNED
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if warned.contains(layout) {
-        return false;
-    }
-    warned.push(*layout);
-    true
-}
-
-/// The largest re-anchor step of the process, in nanoseconds (its absolute value).
-#[cfg(feature = "metrics")]
-static LARGEST_STEP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// A `TscClock` re-anchored: the wall clock was `offset_nanos` ahead of the TSC reading
-/// (negative: behind), and the clock moved by `step_nanos` (less than the offset when a
-/// step back is limited).
-#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
-#[cfg_attr(
-    not(any(feature = "metrics", feature = "tracing")),
-    allow(unused_variables)
-)]
-pub(crate) fn clock_reanchored(offset_nanos: i64, step_nanos: i64) {
-    #[cfg(feature = "metrics")]
-    {
-        use std::sync::atomic::Ordering;
-        metrics::gauge!("snowmint_clock_offset_seconds").set(offset_nanos as f64 / 1e9);
-        // Relaxed: a lone maximum; the gauge it feeds is a sample, ordered with nothing.
-        let before = LARGEST_STEP.fetch_max(step_nanos.unsigned_abs(), Ordering::Relaxed);
-        let largest = before.max(step_nanos.unsigned_abs());
-        metrics::gauge!("snowmint_clock_step_max_seconds").set(largest as f64 / 1e9);
-    }
-    #[cfg(feature = "tracing")]
-    tracing::trace!(
-        target: "snowmint",
-        offset_ns = offset_nanos,
-        step_ns = step_nanos,
-        "TSC clock re-anchored to the wall clock"
-    );
-}
-
-/// A mint read the exact clock and found the cheap reading (the ticker's) `age` old, past
-/// its lateness limit: the ticker was delayed.
-#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
-#[cfg_attr(
-    not(any(feature = "metrics", feature = "tracing")),
-    allow(unused_variables)
-)]
-pub(crate) fn cheap_reading_late(age: Duration) {
-    #[cfg(feature = "metrics")]
-    metrics::histogram!("snowmint_clock_cheap_age_seconds").record(age);
-    #[cfg(feature = "tracing")]
-    tracing::debug!(
-        target: "snowmint",
-        age_us = micros(age),
-        "the cheap clock reading was late: read the exact clock"
-    );
-}
-
-/// Gives every metric family this crate records its HELP text and unit, for exporters that
-/// show them (Prometheus' `# HELP` lines). Call it once, after installing the recorder;
-/// without one it does nothing.
-///
-/// ```
-/// snowmint::describe_metrics();
-/// ```
-#[cfg(feature = "metrics")]
-pub fn describe_metrics() {
-    use metrics::{describe_counter, describe_gauge, describe_histogram, Unit};
-    describe_counter!(
-        "snowmint_waits_total",
-        Unit::Count,
-        "Calls that waited for IDs (blocking, async or the ID service's retries), by reason: exhausted (the tick's sequence used up), clock_behind, fenced"
-    );
-    describe_histogram!(
-        "snowmint_wait_seconds",
-        Unit::Seconds,
-        "How long each wait lasted, ended with IDs or an error, by reason"
-    );
-    describe_histogram!(
-        "snowmint_clock_behind_seconds",
-        Unit::Seconds,
-        "How far behind the issued time a call found the clock (count: calls that met a step back)"
-    );
-    describe_counter!(
-        "snowmint_errors_total",
-        Unit::Count,
-        "Errors returned to a caller (never a retry inside a call), by kind"
-    );
-    describe_counter!(
-        "snowmint_overflow_ids_total",
-        Unit::Count,
-        "Mints from a sharded generator's shared overflow shard (a thread found every shard held)"
-    );
-    describe_gauge!(
-        "snowmint_shards_held",
-        Unit::Count,
-        "Exclusive shards held now by threads and owned shards, across the process's sharded generators"
-    );
-    describe_counter!(
-        "snowmint_fence_renewals_total",
-        Unit::Count,
-        "Renewals a fence's keeper answered, by outcome: held, failed, lost"
-    );
-    describe_counter!(
-        "snowmint_lease_acquisitions_total",
-        Unit::Count,
-        "Nodes a Redis lease took, by namespace"
-    );
-    describe_gauge!(
-        "snowmint_lease_node",
-        "The node number the latest Redis lease took, by namespace"
-    );
-    describe_gauge!(
-        "snowmint_layout_seconds_left",
-        Unit::Seconds,
-        "Time left before the layout's time field runs out, by layout: set when a source of it is built (snowmint serve refreshes it every second)"
-    );
-    describe_gauge!(
-        "snowmint_clock_offset_seconds",
-        Unit::Seconds,
-        "At the latest re-anchor of the TSC clock: the wall clock minus the TSC reading"
-    );
-    describe_gauge!(
-        "snowmint_clock_step_max_seconds",
-        Unit::Seconds,
-        "The largest step (either way) a re-anchor of the TSC clock took in this process"
-    );
-    describe_histogram!(
-        "snowmint_clock_cheap_age_seconds",
-        Unit::Seconds,
-        "The age of the cheap (ticker) clock reading when a mint found it late and read the exact clock"
-    );
 }

@@ -4,6 +4,7 @@ use core::fmt;
 use std::time::Duration;
 
 use super::keeper::Cause;
+use crate::events::{Kind, Refusal};
 use crate::mint::MintError;
 use crate::source::MintFailure;
 
@@ -68,6 +69,20 @@ impl FenceError {
             FenceError::Fenced { retry_after, .. } => Some(*retry_after),
             FenceError::Lost { .. } => None,
         }
+    }
+}
+
+impl FenceError {
+    /// This error as the events record it.
+    pub(crate) fn refusal(&self) -> Refusal<'_> {
+        let kind = match *self {
+            FenceError::Mint(ref e) => return e.refusal(),
+            FenceError::Fenced {
+                node, retry_after, ..
+            } => Kind::Fenced { node, retry_after },
+            FenceError::Lost { node, .. } => Kind::Lost { node },
+        };
+        Refusal { kind, error: self }
     }
 }
 

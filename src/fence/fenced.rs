@@ -635,7 +635,7 @@ impl<C: Clock> Gate<C> {
                 high.unix_millis()
             ))),
         };
-        crate::events::fence_refused(&self.layout, &e);
+        crate::events::fence_refused(&self.layout, e.refusal());
         Err(e)
     }
 
@@ -659,7 +659,7 @@ impl<C: Clock> Gate<C> {
                 low.unix_millis()
             ))),
         };
-        crate::events::fence_refused(&self.layout, &e);
+        crate::events::fence_refused(&self.layout, e.refusal());
         e
     }
 
@@ -671,7 +671,7 @@ impl<C: Clock> Gate<C> {
     #[cold]
     fn closed(&self) -> FenceError {
         let e = self.refusal();
-        crate::events::fence_refused(&self.layout, &e);
+        crate::events::fence_refused(&self.layout, e.refusal());
         e
     }
 
@@ -715,7 +715,7 @@ impl<C: Clock> Gate<C> {
     /// Applies a renewal's outcome to the window. Callers hold the keeper's lock (or own the
     /// gate alone), so that outcomes apply in the order they were obtained.
     fn apply(&self, renewal: Renewal) {
-        crate::events::fence_renewal(&self.layout, self.node, &renewal);
+        crate::events::fence_renewal(&self.layout, self.node, renewal.event());
         match renewal {
             Renewal::Held {
                 limit_unix_millis,

@@ -4,6 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::events::Renewed;
+
 /// Why a keeper could not secure its node: the underlying error (an I/O error, a Redis
 /// error), shared so that every refusal can carry it as its `source()`.
 pub type Cause = Arc<dyn std::error::Error + Send + Sync + 'static>;
@@ -33,6 +35,21 @@ pub enum Renewal {
     Failed(Cause),
     /// The node belongs to someone else now: the source never mints again.
     Lost(Cause),
+}
+
+impl Renewal {
+    /// This outcome as the events print it.
+    pub(crate) fn event(&self) -> Renewed<'_> {
+        match self {
+            Renewal::Held {
+                limit_unix_millis, ..
+            } => Renewed::Held {
+                limit_unix_millis: *limit_unix_millis,
+            },
+            Renewal::Failed(cause) => Renewed::Failed(cause),
+            Renewal::Lost(cause) => Renewed::Lost(cause),
+        }
+    }
 }
 
 /// What secures a fenced source's window (a Redis lease, a high-water-mark file, or a

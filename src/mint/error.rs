@@ -3,6 +3,7 @@
 use core::fmt;
 use core::time::Duration;
 
+use crate::events::{Kind, Refusal};
 use crate::layout::LayoutError;
 
 /// Why a generator could not mint an ID.
@@ -50,6 +51,18 @@ pub enum MintError {
 }
 
 impl MintError {
+    /// This error as the events record it.
+    pub(crate) fn refusal(&self) -> Refusal<'_> {
+        let kind = match *self {
+            MintError::Exhausted { retry_after } => Kind::Exhausted { retry_after },
+            MintError::ClockBehind { behind } => Kind::ClockBehind { behind },
+            MintError::Layout(_) => Kind::BeforeEpoch,
+            MintError::NoFreeShard { .. } => Kind::NoFreeShard,
+            MintError::Expired { .. } => Kind::Expired,
+        };
+        Refusal { kind, error: self }
+    }
+
     /// How long to wait before trying again, when waiting can help.
     ///
     /// ```

@@ -311,7 +311,7 @@ impl<C: Clock> Minter<C> {
         let e = self.error_of_blocked(blocked);
         // A wait for the clock recorded how far behind it was: not again with the error.
         let behind_recorded = waiting == Some(WaitReason::ClockBehind);
-        events::mint_error_after_wait(&self.layout, self.whose, &e, behind_recorded);
+        events::mint_error_after_wait(&self.layout, self.whose, e.refusal(), behind_recorded);
         e
     }
 
@@ -427,7 +427,7 @@ impl<C: Clock> Minter<C> {
     #[cold]
     fn error_of(&self, blocked: Blocked) -> MintError {
         let e = self.error_of_blocked(blocked);
-        events::mint_error(&self.layout, self.whose, &e);
+        events::mint_error(&self.layout, self.whose, e.refusal());
         e
     }
 

@@ -57,9 +57,9 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use crate::batch::IdBatch;
 use crate::events::{self, WaitReason};
 use crate::id::Id;
+use crate::source::IdBatch;
 use crate::source::{IdSource, MintFailure};
 
 /// The shortest wait awaited, so that a source reporting a zero wait still parks the task

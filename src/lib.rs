@@ -44,7 +44,6 @@ extern crate alloc;
 
 #[cfg(feature = "std")]
 pub mod asynchronous;
-mod batch;
 mod clock;
 pub mod docs;
 mod encoding;
@@ -53,7 +52,6 @@ pub mod etcd;
 mod events;
 #[cfg(feature = "std")]
 mod fence;
-mod fill;
 mod generator;
 mod id;
 mod layout;
@@ -77,7 +75,6 @@ mod source;
 pub mod sqlx;
 mod sync;
 
-pub use self::batch::IdBatch;
 pub use self::clock::Clock;
 #[cfg(feature = "js")]
 pub use self::clock::JsClock;
@@ -92,7 +89,6 @@ pub use self::encoding::{EncodedId, Encoding, ParseErrorKind, ParseIdError};
 pub use self::events::describe_metrics;
 #[cfg(feature = "std")]
 pub use self::fence::{Cause, FenceError, Fenced, FileGuard, GuardError, Keeper, Renewal};
-pub use self::fill::FillError;
 pub use self::generator::{Generator, GeneratorBuilder};
 pub use self::id::{BigintError, Decoded, Id, Parts};
 pub use self::layout::{Field, Layout, LayoutBuilder, LayoutError, Order, TimeGrid};
@@ -101,7 +97,7 @@ pub use self::mint::{MintError, Rollback};
 pub use self::node::{NodeError, NodeSource};
 #[cfg(feature = "std")]
 pub use self::shard::{OwnedShard, ShardError, ShardedGenerator, ShardedGeneratorBuilder};
-pub use self::source::{IdSource, MintFailure, SourceBuilder};
+pub use self::source::{FillError, IdBatch, IdSource, MintFailure, SourceBuilder};
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -12,10 +12,10 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::clock::Clock;
-use crate::fill::FillError;
 use crate::id::Id;
 use crate::mint::MintError;
 use crate::shard::ShardedGenerator;
+use crate::source::FillError;
 
 /// IDs for the items of a parallel iterator.
 ///

@@ -11,12 +11,12 @@ use super::error::{FenceError, Note};
 use super::keeper::{Cause, Keeper, Renewal};
 use super::mark::{ceil_millis, high_id, low_id};
 use super::window::Window;
-use crate::batch::IdBatch;
 use crate::clock::Clock;
-use crate::fill::{fill_with, FillError};
 use crate::id::Id;
 use crate::layout::Layout;
+use crate::source::IdBatch;
 use crate::source::IdSource;
+use crate::source::{fill_with, FillError};
 use crate::sync;
 
 /// Whether the keeper holds the node.

@@ -15,16 +15,16 @@ use std::time::Duration;
 
 use self::local::Shard;
 use self::slots::Slots;
-use crate::batch::IdBatch;
 use crate::clock::{Clock, TscClock};
-use crate::fill::{fill_with, FillError};
 use crate::generator::Generator;
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::mint::minter::Minter;
 use crate::mint::rule::last_of_tick;
 use crate::mint::MintError;
+use crate::source::IdBatch;
 use crate::source::IdSource;
+use crate::source::{fill_with, FillError};
 
 /// A generator whose node field is split into a node part and a shard part, so that every
 /// thread mints on a shard of its own: no shared cache line, no atomic read-modify-write on

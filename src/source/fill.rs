@@ -4,7 +4,7 @@
 
 use core::fmt;
 
-use crate::batch::IdBatch;
+use super::batch::IdBatch;
 use crate::id::Id;
 
 /// Why a [`fill`](crate::IdSource::fill) stopped before the end of its slice, and how far it

@@ -5,9 +5,9 @@
 use alloc::{boxed::Box, sync::Arc};
 use core::time::Duration;
 
-use crate::batch::IdBatch;
+use super::batch::IdBatch;
+use super::fill::{fill_with, FillError};
 use crate::clock::Clock;
-use crate::fill::{fill_with, FillError};
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::layout::LayoutError;

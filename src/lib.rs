@@ -47,25 +47,17 @@ pub mod asynchronous;
 mod clock;
 pub mod docs;
 mod encoding;
-#[cfg(feature = "etcd")]
-pub mod etcd;
 mod events;
 #[cfg(feature = "std")]
-mod fence;
+mod fleet;
 mod generator;
 mod id;
 mod layout;
-#[cfg(any(feature = "redis", feature = "etcd"))]
-pub mod lease;
 mod mint;
-#[cfg(feature = "std")]
-pub mod node;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 #[cfg(feature = "rayon")]
 pub mod rayon;
-#[cfg(feature = "redis")]
-pub mod redis;
 #[cfg(feature = "serde")]
 pub mod serde;
 #[cfg(feature = "std")]
@@ -87,14 +79,22 @@ pub use self::encoding::ParseEncodingError;
 pub use self::encoding::{EncodedId, Encoding, ParseErrorKind, ParseIdError};
 #[cfg(feature = "metrics")]
 pub use self::events::describe_metrics;
+#[cfg(feature = "etcd")]
+pub use self::fleet::etcd;
 #[cfg(feature = "std")]
-pub use self::fence::{Cause, FenceError, Fenced, FileGuard, GuardError, Keeper, Renewal};
+pub use self::fleet::fence::{Cause, FenceError, Fenced, FileGuard, GuardError, Keeper, Renewal};
+#[cfg(any(feature = "redis", feature = "etcd"))]
+pub use self::fleet::lease;
+#[cfg(feature = "std")]
+pub use self::fleet::node;
+#[cfg(feature = "std")]
+pub use self::fleet::node::{NodeError, NodeSource};
+#[cfg(feature = "redis")]
+pub use self::fleet::redis;
 pub use self::generator::{Generator, GeneratorBuilder};
 pub use self::id::{BigintError, Decoded, Id, Parts};
 pub use self::layout::{Field, Layout, LayoutBuilder, LayoutError, Order, TimeGrid};
 pub use self::mint::{MintError, Rollback};
-#[cfg(feature = "std")]
-pub use self::node::{NodeError, NodeSource};
 #[cfg(feature = "std")]
 pub use self::shard::{OwnedShard, ShardError, ShardedGenerator, ShardedGeneratorBuilder};
 pub use self::source::{FillError, IdBatch, IdSource, MintFailure, SourceBuilder};

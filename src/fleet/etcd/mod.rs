@@ -33,14 +33,14 @@ mod http;
 mod store;
 
 pub use self::http::GatewayError;
-pub use crate::lease::{Lease, LeaseError};
+pub use crate::fleet::lease::{Lease, LeaseError};
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use self::http::Gateway;
 use self::store::EtcdStore;
-use crate::fence::Note;
+use crate::fleet::fence::Note;
 
 /// The etcd backend of a [`Lease`]: the cluster's client endpoints (`host:port`), tried in
 /// turn.
@@ -55,7 +55,7 @@ pub struct Etcd {
     endpoints: Vec<String>,
 }
 
-impl crate::lease::sealed_backend::Sealed for Etcd {
+impl crate::fleet::lease::sealed_backend::Sealed for Etcd {
     type Store = EtcdStore;
     const NAME: &'static str = "etcd";
     const MIN_TTL: Duration = Duration::from_secs(1);

@@ -5,7 +5,7 @@ use core::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::fence::Cause;
+use crate::fleet::fence::Cause;
 use crate::layout::LayoutError;
 use crate::mint::MintError;
 

@@ -27,7 +27,7 @@
 
 mod store;
 
-pub use crate::lease::{Lease, LeaseError};
+pub use crate::fleet::lease::{Lease, LeaseError};
 
 use std::time::Duration;
 
@@ -44,7 +44,7 @@ pub struct Redis {
     client: ::redis::Client,
 }
 
-impl crate::lease::sealed_backend::Sealed for Redis {
+impl crate::fleet::lease::sealed_backend::Sealed for Redis {
     type Store = RedisStore;
     const NAME: &'static str = "redis";
     const MIN_TTL: Duration = Duration::from_millis(30);

@@ -40,8 +40,8 @@ use std::time::Duration;
 use self::keeper::{forgetting_floor, LeaseKeeper};
 use self::store::Store;
 use crate::clock::Clock;
-use crate::fence::mark::{behind, resume_after, wait_past};
-use crate::fence::{FenceError, Fenced, Keeper, Renewal};
+use crate::fleet::fence::mark::{behind, resume_after, wait_past};
+use crate::fleet::fence::{FenceError, Fenced, Keeper, Renewal};
 use crate::mint::MintError;
 use crate::source::{IdSource, SourceBuilder};
 

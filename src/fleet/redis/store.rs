@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use ::redis::{Client, Connection, RedisResult, Script};
 
-use crate::lease::keeper::millis;
-use crate::lease::store::{Claim, Store};
-use crate::lease::LeaseError;
+use crate::fleet::lease::keeper::millis;
+use crate::fleet::lease::store::{Claim, Store};
+use crate::fleet::lease::LeaseError;
 
 /// Takes the first free node of `ARGV[2]..=ARGV[3]` with `SET owner_key owner NX PX ttl`,
 /// scanning from `ARGV[4]` and wrapping, and returns `{node, mark_ms, mark_owner}` (`-1`

@@ -7,7 +7,7 @@ pub(crate) fn owner_token() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     // Relaxed: only the value's uniqueness in this process matters, which any RMW gives.
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let host = crate::node::system_hostname().unwrap_or_else(|| "unknown-host".to_string());
+    let host = crate::fleet::node::system_hostname().unwrap_or_else(|| "unknown-host".to_string());
     format!(
         "{host}/{}/{}/{n}",
         std::process::id(),

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use super::error::LeaseError;
 use super::store::Store;
-use crate::fence::mark::ceil_millis;
-use crate::fence::{Keeper, Note, Renewal};
+use crate::fleet::fence::mark::ceil_millis;
+use crate::fleet::fence::{Keeper, Note, Renewal};
 
 /// Renews a held node for a [`Fenced`](crate::Fenced).
 pub(crate) struct LeaseKeeper<S> {

@@ -14,9 +14,9 @@ use serde_json::{json, Value};
 
 use super::base64;
 use super::http::{Answer, Gateway};
-use crate::fence::Note;
-use crate::lease::store::{Claim, Store};
-use crate::lease::LeaseError;
+use crate::fleet::fence::Note;
+use crate::fleet::lease::store::{Claim, Store};
+use crate::fleet::lease::LeaseError;
 
 /// A claim this owner holds: its fencing token, and the node's mark (milliseconds, and
 /// whether this owner wrote it), if one is stored.

@@ -42,8 +42,6 @@
 #[cfg(any(feature = "alloc", test))]
 extern crate alloc;
 
-#[cfg(feature = "std")]
-pub mod asynchronous;
 mod clock;
 pub mod docs;
 mod encoding;
@@ -52,19 +50,13 @@ mod events;
 mod fleet;
 mod generator;
 mod id;
+#[cfg(feature = "std")]
+mod integrations;
 mod layout;
 mod mint;
-#[cfg(feature = "postgres")]
-pub mod postgres;
-#[cfg(feature = "rayon")]
-pub mod rayon;
-#[cfg(feature = "serde")]
-pub mod serde;
 #[cfg(feature = "std")]
 mod shard;
 mod source;
-#[cfg(feature = "sqlx")]
-pub mod sqlx;
 mod sync;
 
 pub use self::clock::Clock;
@@ -93,6 +85,16 @@ pub use self::fleet::node::{NodeError, NodeSource};
 pub use self::fleet::redis;
 pub use self::generator::{Generator, GeneratorBuilder};
 pub use self::id::{BigintError, Decoded, Id, Parts};
+#[cfg(feature = "std")]
+pub use self::integrations::asynchronous;
+#[cfg(feature = "postgres")]
+pub use self::integrations::postgres;
+#[cfg(feature = "rayon")]
+pub use self::integrations::rayon;
+#[cfg(feature = "serde")]
+pub use self::integrations::serde;
+#[cfg(feature = "sqlx")]
+pub use self::integrations::sqlx;
 pub use self::layout::{Field, Layout, LayoutBuilder, LayoutError, Order, TimeGrid};
 pub use self::mint::{MintError, Rollback};
 #[cfg(feature = "std")]

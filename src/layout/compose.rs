@@ -49,7 +49,7 @@ impl Layout {
         Ok(Id::from_u64(self.pack(ticks, node, sequence)))
     }
 
-    /// Builds an ID from a time (its tick on the layout's [`TimeGrid`]) and the other
+    /// Builds an ID from a time (its tick on the layout's [`TimeGrid`](super::TimeGrid)) and the other
     /// fields, by name. Sonyflake's `sf.Compose(t, sequence, machineID)` is
     /// `layout.compose_at(t, Parts { node: machine_id, sequence })`, the machine ID being the
     /// node.
@@ -105,7 +105,7 @@ impl Layout {
     }
 
     /// Splits an ID into its fields and the start of its tick on the layout's
-    /// [`TimeGrid`]. Bits above the layout's width are ignored.
+    /// [`TimeGrid`](super::TimeGrid). Bits above the layout's width are ignored.
     ///
     /// ```
     /// use snowmint::{Layout, Parts};

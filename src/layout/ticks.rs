@@ -54,7 +54,7 @@ impl Layout {
         self.tick_start_unix_nanos(self.max_ticks()) + self.unit.get() as u128
     }
 
-    /// The tick holding `time` on the layout's [`TimeGrid`], checked against the first tick
+    /// The tick holding `time` on the layout's [`TimeGrid`](super::TimeGrid), checked against the first tick
     /// and the expiry.
     ///
     /// ```
@@ -101,7 +101,7 @@ impl Layout {
     }
 
     /// The tick holding the instant `unix_nanos` (nanoseconds since 1970) on the layout's
-    /// [`TimeGrid`], or `None` before the first tick. Not checked against the expiry: a tick
+    /// [`TimeGrid`](super::TimeGrid), or `None` before the first tick. Not checked against the expiry: a tick
     /// past [`max_ticks`](Self::max_ticks) means the layout has expired.
     ///
     /// This and [`tick_start_unix_nanos`](Self::tick_start_unix_nanos) are the one place
@@ -123,7 +123,7 @@ impl Layout {
         }
     }
 
-    /// When tick `tick` starts, in nanoseconds since 1970, on the layout's [`TimeGrid`]:
+    /// When tick `tick` starts, in nanoseconds since 1970, on the layout's [`TimeGrid`](super::TimeGrid):
     /// `origin + tick * unit`, where the origin is the epoch, or on the Unix grid the epoch
     /// rounded down to a whole unit (sonyflake's `(startTime + elapsed) * unit`).
     ///

@@ -19,13 +19,20 @@
 //! however long a process is paused between a check and its mint. The deadline makes a
 //! cut-off process stop early instead of minting on borrowed time.
 //!
-//! Files: [`Fenced`] (the wrapper and its calls), the window its hot path checks, the
-//! [`Keeper`] trait and [`Renewal`], the mark arithmetic, [`FileGuard`], its file
-//! format and its [`GuardError`], and [`FenceError`].
+//! | file | holds |
+//! |---|---|
+//! | `fenced.rs` | [`Fenced`]: the wrapper and its calls |
+//! | `gate.rs` | what the renewal thread shares with the minting threads: the checks, the refusals, the renewals |
+//! | `window.rs` | the deadline and the admitted ID range the hot path checks |
+//! | `keeper.rs` | the [`Keeper`] trait and [`Renewal`] |
+//! | `mark.rs` | the mark arithmetic: resuming after a mark, waiting past a floor |
+//! | `file_guard.rs`, `mark_file.rs`, `guard_error.rs` | [`FileGuard`], its file format and its [`GuardError`] |
+//! | `error.rs` | [`FenceError`] |
 
 mod error;
 mod fenced;
 mod file_guard;
+mod gate;
 mod guard_error;
 mod keeper;
 pub(crate) mod mark;

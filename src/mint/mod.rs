@@ -1,8 +1,8 @@
 //! The minting core every source of IDs is built on: the packed state and its one rule
 //! ([`rule`]), where the state lives ([`cell`]), how a state and node become an ID
 //! ([`packing`]), the per-owner tick cache ([`tick_cache`]), the engine that reads the clock
-//! and runs the CAS loop ([`minter`]), how a blocked call waits ([`wait`]), and the rollback
-//! policy ([`Rollback`]).
+//! and runs the CAS loop ([`minter`]), how a blocked call waits ([`wait`]), why a call could
+//! not mint ([`MintError`], `error.rs`), and the rollback policy ([`Rollback`]).
 
 pub(crate) mod cell;
 mod error;

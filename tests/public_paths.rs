@@ -4,6 +4,9 @@
 //! Listed from `cargo +nightly rustdoc -p snowmint --all-features -- -Z unstable-options
 //! --output-format json` at that release.
 
+// The imports are the test: none is used.
+#![allow(unused_imports)]
+
 #[cfg(feature = "std")]
 use snowmint::asynchronous as _;
 #[cfg(feature = "std")]

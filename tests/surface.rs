@@ -23,8 +23,8 @@ fn code_of(text: &str) -> String {
         if rest.starts_with("//") {
             let end = rest.find('\n').map_or(b.len(), |n| i + n);
             i = end;
-        } else if rest.starts_with("r#\"") {
-            let end = rest[3..].find("\"#").map_or(b.len(), |n| i + 3 + n + 2);
+        } else if let Some(raw) = rest.strip_prefix("r#\"") {
+            let end = raw.find("\"#").map_or(b.len(), |n| i + 3 + n + 2);
             out.push_str("\"\"");
             i = end;
         } else if b[i] == b'"' {
@@ -139,8 +139,7 @@ fn public_items(file: &Path) -> Vec<Item> {
                         .take_while(|c| c.is_alphanumeric() || *c == '_')
                         .collect();
                     let inline_module = kind == "mod"
-                        && !rest[..rest.find(|c| c == ';' || c == '{').unwrap()].contains(';')
-                        && rest.find('{') < rest.find(';');
+                        && rest.find(['{', ';']).is_some_and(|k| bytes[i + k] == b'{');
                     if !hidden {
                         items.push(Item {
                             name,

@@ -22,8 +22,6 @@
 
 use ::serde::{Deserializer, Serializer};
 
-use super::impls::IdVisitor;
-use crate::encoding::Encoding;
 use crate::id::Id;
 
 /// Serializes `id` as its decimal string.
@@ -36,7 +34,7 @@ use crate::id::Id;
 /// assert_eq!(json, br#""7""#);
 /// ```
 pub fn serialize<S: Serializer>(id: &Id, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(&id.encode(Encoding::Decimal))
+    super::pinned::serialize_pinned::<true, S>(id, serializer)
 }
 
 /// Deserializes an [`Id`] from its canonical decimal string.
@@ -47,10 +45,7 @@ pub fn serialize<S: Serializer>(id: &Id, serializer: S) -> Result<S::Ok, S::Erro
 /// assert_eq!(id, snowmint::Id::from_u64(7));
 /// ```
 pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Id, D::Error> {
-    deserializer.deserialize_str(IdVisitor {
-        numbers: false,
-        strings: true,
-    })
+    super::pinned::deserialize_pinned::<true, D>(deserializer)
 }
 
 /// [`as_string`](super) for an `Option<Id>` field: `#[serde(with =

@@ -22,7 +22,6 @@
 
 use ::serde::{Deserializer, Serializer};
 
-use super::impls::IdVisitor;
 use crate::id::Id;
 
 /// Serializes `id` as a `u64`.
@@ -35,7 +34,7 @@ use crate::id::Id;
 /// assert_eq!(json, b"7");
 /// ```
 pub fn serialize<S: Serializer>(id: &Id, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_u64(id.to_u64())
+    super::pinned::serialize_pinned::<false, S>(id, serializer)
 }
 
 /// Deserializes an [`Id`] from a `u64` or a non-negative `i64`.
@@ -46,10 +45,7 @@ pub fn serialize<S: Serializer>(id: &Id, serializer: S) -> Result<S::Ok, S::Erro
 /// assert_eq!(id, snowmint::Id::from_u64(7));
 /// ```
 pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Id, D::Error> {
-    deserializer.deserialize_u64(IdVisitor {
-        numbers: true,
-        strings: false,
-    })
+    super::pinned::deserialize_pinned::<false, D>(deserializer)
 }
 
 /// [`as_u64`](super) for an `Option<Id>` field: `#[serde(with =

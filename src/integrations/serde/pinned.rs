@@ -1,11 +1,42 @@
-//! [`Pinned`]: an [`Id`] in one representation whatever the format, the element the `option`
-//! and `vec` modules of [`as_u64`](super::as_u64) and [`as_string`](super::as_string) hand to
-//! serde.
+//! An [`Id`] pinned to one representation whatever the format: the one place each is
+//! written and read, behind [`as_u64`](super::as_u64) and [`as_string`](super::as_string), and
+//! [`Pinned`], the element their `option` and `vec` modules hand to serde.
 
 use ::serde::{Deserializer, Serialize, Serializer};
 
-use super::{as_string, as_u64};
+use super::impls::IdVisitor;
+use crate::encoding::Encoding;
 use crate::id::Id;
+
+/// Serializes `id` as its decimal string if `STRING`, else as a `u64`.
+pub(super) fn serialize_pinned<const STRING: bool, S: Serializer>(
+    id: &Id,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    if STRING {
+        serializer.serialize_str(&id.encode(Encoding::Decimal))
+    } else {
+        serializer.serialize_u64(id.to_u64())
+    }
+}
+
+/// Deserializes an [`Id`] from its canonical decimal string only if `STRING`, else from a
+/// `u64` or a non-negative `i64` only.
+pub(super) fn deserialize_pinned<'de, const STRING: bool, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Id, D::Error> {
+    if STRING {
+        deserializer.deserialize_str(IdVisitor {
+            numbers: false,
+            strings: true,
+        })
+    } else {
+        deserializer.deserialize_u64(IdVisitor {
+            numbers: true,
+            strings: false,
+        })
+    }
+}
 
 /// An [`Id`] in one pinned representation (a string if `STRING`, else a number), the element
 /// the `option` and `vec` modules hand to serde.
@@ -13,21 +44,13 @@ struct Pinned<const STRING: bool>(Id);
 
 impl<const STRING: bool> Serialize for Pinned<STRING> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if STRING {
-            as_string::serialize(&self.0, serializer)
-        } else {
-            as_u64::serialize(&self.0, serializer)
-        }
+        serialize_pinned::<STRING, S>(&self.0, serializer)
     }
 }
 
 impl<'de, const STRING: bool> ::serde::Deserialize<'de> for Pinned<STRING> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        if STRING {
-            as_string::deserialize(deserializer).map(Pinned)
-        } else {
-            as_u64::deserialize(deserializer).map(Pinned)
-        }
+        deserialize_pinned::<STRING, D>(deserializer).map(Pinned)
     }
 }
 

@@ -42,54 +42,23 @@
 #[cfg(any(feature = "alloc", test))]
 extern crate alloc;
 
-#[cfg(feature = "std")]
-pub mod asynchronous;
-mod batch;
-mod bigint;
 mod clock;
-mod decoded;
-mod divisor;
 pub mod docs;
 mod encoding;
-mod error;
-#[cfg(feature = "etcd")]
-pub mod etcd;
-mod event_fields;
-#[cfg(feature = "std")]
-mod events;
-#[cfg(not(feature = "std"))]
-#[path = "events_core.rs"]
 mod events;
 #[cfg(feature = "std")]
-mod fence;
-mod fill;
+mod fleet;
 mod generator;
 mod id;
-mod layout;
-#[cfg(any(feature = "redis", feature = "etcd"))]
-pub mod lease;
-mod mint;
 #[cfg(feature = "std")]
-pub mod node;
-mod parts;
-#[cfg(feature = "postgres")]
-pub mod postgres;
-#[cfg(feature = "rayon")]
-pub mod rayon;
-#[cfg(feature = "redis")]
-pub mod redis;
-mod rfc3339;
-#[cfg(feature = "serde")]
-pub mod serde;
+mod integrations;
+mod layout;
+mod mint;
 #[cfg(feature = "std")]
 mod shard;
 mod source;
-#[cfg(feature = "sqlx")]
-pub mod sqlx;
 mod sync;
 
-pub use self::batch::IdBatch;
-pub use self::bigint::BigintError;
 pub use self::clock::Clock;
 #[cfg(feature = "js")]
 pub use self::clock::JsClock;
@@ -97,26 +66,40 @@ pub use self::clock::JsClock;
 pub use self::clock::ManualClock;
 #[cfg(feature = "std")]
 pub use self::clock::{TscClock, TscClockBuilder, TscClockError, WallClock};
-pub use self::decoded::Decoded;
 #[cfg(feature = "alloc")]
 pub use self::encoding::ParseEncodingError;
 pub use self::encoding::{EncodedId, Encoding, ParseErrorKind, ParseIdError};
-pub use self::error::{Field, LayoutError, MintError};
 #[cfg(feature = "metrics")]
 pub use self::events::describe_metrics;
+#[cfg(feature = "etcd")]
+pub use self::fleet::etcd;
 #[cfg(feature = "std")]
-pub use self::fence::{Cause, FenceError, Fenced, FileGuard, GuardError, Keeper, Renewal};
-pub use self::fill::FillError;
+pub use self::fleet::fence::{Cause, FenceError, Fenced, FileGuard, GuardError, Keeper, Renewal};
+#[cfg(any(feature = "redis", feature = "etcd"))]
+pub use self::fleet::lease;
+#[cfg(feature = "std")]
+pub use self::fleet::node;
+#[cfg(feature = "std")]
+pub use self::fleet::node::{NodeError, NodeSource};
+#[cfg(feature = "redis")]
+pub use self::fleet::redis;
 pub use self::generator::{Generator, GeneratorBuilder};
-pub use self::id::Id;
-pub use self::layout::{Layout, LayoutBuilder, Order, TimeGrid};
-pub use self::mint::Rollback;
+pub use self::id::{BigintError, Decoded, Id, Parts};
 #[cfg(feature = "std")]
-pub use self::node::{NodeError, NodeSource};
-pub use self::parts::Parts;
+pub use self::integrations::asynchronous;
+#[cfg(feature = "postgres")]
+pub use self::integrations::postgres;
+#[cfg(feature = "rayon")]
+pub use self::integrations::rayon;
+#[cfg(feature = "serde")]
+pub use self::integrations::serde;
+#[cfg(feature = "sqlx")]
+pub use self::integrations::sqlx;
+pub use self::layout::{Field, Layout, LayoutBuilder, LayoutError, Order, TimeGrid};
+pub use self::mint::{MintError, Rollback};
 #[cfg(feature = "std")]
 pub use self::shard::{OwnedShard, ShardError, ShardedGenerator, ShardedGeneratorBuilder};
-pub use self::source::{IdSource, MintFailure, SourceBuilder};
+pub use self::source::{FillError, IdBatch, IdSource, MintFailure, SourceBuilder};
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

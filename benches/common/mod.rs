@@ -108,7 +108,7 @@ impl Shape {
 
 /// Receives the cases of one shape. A case is a name and a function building a generator
 /// for a node; the two methods differ only in whether the generator may be shared. The
-/// generators own their state (`'static`), so a receiver may keep them (`benches/tight.rs`
+/// generators own their state (`'static`), so a receiver may keep them (`benches/tight/`
 /// boxes them to interleave its runs).
 pub trait Visit {
     /// A generator that threads may share (`Sync`).

@@ -1,6 +1,6 @@
 //! The negative control for the fence window: `fence_window.rs` can fail.
 //!
-//! A copy of `Window` in `src/fence/window.rs`, reduced to its three atomics with the
+//! A copy of `Window` in `src/fleet/fence/window.rs`, reduced to its three atomics with the
 //! orderings as parameters, runs the race of `fence_window.rs`: a renewal raises the range's
 //! low bound (a floor) and publishes a new deadline, while a minter checks the deadline and
 //! then the range. With the library's pair (Release store of the deadline, Acquire load) an

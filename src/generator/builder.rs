@@ -4,9 +4,9 @@ use core::time::Duration;
 
 use super::Generator;
 use crate::clock::Clock;
-use crate::error::{Field, LayoutError};
 use crate::id::Id;
 use crate::layout::Layout;
+use crate::layout::{Field, LayoutError};
 use crate::mint::minter::Minter;
 use crate::mint::Rollback;
 use crate::source::SourceBuilder;

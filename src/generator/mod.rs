@@ -11,20 +11,20 @@ use core::time::Duration;
 #[cfg(feature = "std")]
 use crossbeam_utils::CachePadded;
 
-use crate::batch::IdBatch;
 use crate::clock::Clock;
 #[cfg(feature = "std")]
 use crate::clock::TscClock;
-#[cfg(feature = "std")]
-use crate::error::LayoutError;
-use crate::error::MintError;
-use crate::fill::{fill_with, FillError};
 use crate::id::Id;
 use crate::layout::Layout;
+#[cfg(feature = "std")]
+use crate::layout::LayoutError;
 use crate::mint::cell::StateCell;
 use crate::mint::minter::Minter;
+use crate::mint::MintError;
 use crate::mint::Rollback;
+use crate::source::IdBatch;
 use crate::source::IdSource;
+use crate::source::{fill_with, FillError};
 use crate::sync::AtomicU64;
 
 /// Mints unique, time-ordered IDs for one node of one layout, from any number of threads.

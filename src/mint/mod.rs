@@ -1,10 +1,11 @@
 //! The minting core every source of IDs is built on: the packed state and its one rule
 //! ([`rule`]), where the state lives ([`cell`]), how a state and node become an ID
 //! ([`packing`]), the per-owner tick cache ([`tick_cache`]), the engine that reads the clock
-//! and runs the CAS loop ([`minter`]), how a blocked call waits ([`wait`]), and the rollback
-//! policy ([`Rollback`]).
+//! and runs the CAS loop ([`minter`]), how a blocked call waits ([`wait`]), why a call could
+//! not mint ([`MintError`], `error.rs`), and the rollback policy ([`Rollback`]).
 
 pub(crate) mod cell;
+mod error;
 pub(crate) mod minter;
 pub(crate) mod packing;
 mod rollback;
@@ -12,4 +13,5 @@ pub(crate) mod rule;
 pub(crate) mod tick_cache;
 mod wait;
 
+pub use self::error::MintError;
 pub use self::rollback::Rollback;

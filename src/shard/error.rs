@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::error::LayoutError;
+use crate::layout::LayoutError;
 
 /// Why [`ShardedGeneratorBuilder::build`](crate::ShardedGeneratorBuilder::build) refused its settings: the split
 /// of the node field into node and shard bits, or a layout setting.

@@ -7,13 +7,13 @@ use crossbeam_utils::CachePadded;
 
 use super::slots::Hold;
 use super::Shared;
-use crate::batch::IdBatch;
 use crate::clock::{Clock, TscClock};
-use crate::error::MintError;
-use crate::fill::{fill_with, FillError};
 use crate::id::Id;
 use crate::layout::Layout;
+use crate::mint::MintError;
+use crate::source::IdBatch;
 use crate::source::IdSource;
+use crate::source::{fill_with, FillError};
 
 /// One shard of a [`ShardedGenerator`](crate::ShardedGenerator), owned by one worker: minting
 /// reads the clock and updates a plain cell, with no thread-local lookup and no atomic

@@ -1,0 +1,483 @@
+//! Node leases (features `redis`, `etcd`): [`Lease`], the rules every backend shares.
+//!
+//! A lease claims a node number in a store that several processes share, renews it from a
+//! background thread, fences its source when it cannot renew in time, and keeps a high-water
+//! mark with the claim so that the next holder of the node continues after it. The backends
+//! differ only in their store: [`RedisLease`](crate::redis::RedisLease) (feature `redis`)
+//! and [`EtcdLease`](crate::etcd::EtcdLease) (feature `etcd`).
+//!
+//! # The rules
+//! - **Claim** a node whose key the store does not hold, atomically with other claimers.
+//! - **The forgetting rule.** A key the store does not hold was never held, was released,
+//!   expired, or was lost by a restart or a fail-over: the store cannot tell which. So after
+//!   every such claim (the first one, and taking a lapsed node back) the holder mints only
+//!   IDs stamped after `claim + TTL + margin`, and [`acquire`](Lease::acquire) waits that
+//!   long. An earlier holder that still believed it held the node recorded no mark later
+//!   than its last renewal plus the TTL, and stopped itself at its deadline, `margin` before
+//!   that. The cost: one TTL plus the margin at every start.
+//! - **Marks.** Every renewal (every third of the TTL) extends the key and raises the node's
+//!   mark to `now + TTL` *before* the source may mint up to it; the next holder starts after
+//!   the mark. A clean release lowers the mark to the last time issued.
+//! - **The deadline.** The hold is proven until the send time of the last successful renewal
+//!   plus the TTL minus the margin, on the source's clock, and the fence checks it with a
+//!   reading taken after each mint: a process paused past it hands out nothing.
+//! - **All holders of a namespace use one layout, one TTL and one margin.**
+//!
+//! Files: the builder and the acquisition here, [`LeaseError`], the keeper that renews, the
+//! store interface each backend implements, and the owner token.
+
+mod error;
+pub(crate) mod keeper;
+mod owner;
+pub(crate) mod store;
+
+pub use self::error::LeaseError;
+
+use std::ops::RangeInclusive;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use self::keeper::{forgetting_floor, LeaseKeeper};
+use self::store::Store;
+use crate::clock::Clock;
+use crate::fleet::fence::mark::{behind, resume_after, wait_past};
+use crate::fleet::fence::{FenceError, Fenced, Keeper, Renewal};
+use crate::mint::MintError;
+use crate::source::{IdSource, SourceBuilder};
+
+/// The most nodes one lease scans.
+const MAX_RANGE: u64 = 1 << 16;
+/// The largest node number a lease handles (Redis's scripts count in Lua's doubles).
+const MAX_NODE: u64 = (1 << 40) - 1;
+/// The longest TTL.
+const MAX_TTL: Duration = Duration::from_secs(86_400);
+
+pub(crate) mod sealed_backend {
+    use std::time::Duration;
+
+    use super::error::LeaseError;
+    use super::store::Store;
+
+    /// What a backend provides: its store, opened for one owner.
+    pub trait Sealed: Clone + core::fmt::Debug + Send + Sync + 'static {
+        /// The store it opens.
+        type Store: Store;
+        /// Its name, for messages and reports.
+        const NAME: &'static str;
+        /// The least TTL it keeps reliably.
+        const MIN_TTL: Duration;
+        /// Opens the store for `owner`, with keys under `namespace`.
+        fn open(
+            &self,
+            namespace: &str,
+            owner: &str,
+            ttl: Duration,
+            io_timeout: Duration,
+        ) -> Result<Self::Store, LeaseError>;
+    }
+}
+
+/// A store that leases nodes: Redis ([`crate::redis::Redis`]) or etcd
+/// ([`crate::etcd::Etcd`]). Sealed: the backends are this crate's.
+pub trait Backend: sealed_backend::Sealed {}
+
+impl<T: sealed_backend::Sealed> Backend for T {}
+
+/// Leases a node number from a shared store for a [`Fenced`] source: see the [module
+/// docs](self) for the rules, [`RedisLease`](crate::redis::RedisLease) and
+/// [`EtcdLease`](crate::etcd::EtcdLease) for each backend's keys and guarantees.
+///
+/// ```no_run
+/// # #[cfg(feature = "etcd")] {
+/// use std::time::Duration;
+/// use snowmint::etcd::EtcdLease;
+/// use snowmint::{Generator, Layout};
+///
+/// let lease = EtcdLease::new("etcd://10.0.0.5:2379,10.0.0.6:2379,10.0.0.7:2379")?
+///     .namespace("billing")
+///     .nodes(0..=99)
+///     .ttl(Duration::from_secs(10));
+/// let gen = lease.acquire(Generator::builder(Layout::TWITTER))?;
+/// println!("node {} with fencing token {:?}", gen.node(), gen.token());
+/// # }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Lease<B: Backend> {
+    backend: B,
+    namespace: String,
+    ttl: Duration,
+    margin: Option<Duration>,
+    max_wait: Duration,
+    nodes: Option<RangeInclusive<u64>>,
+    io_timeout: Option<Duration>,
+}
+
+impl<B: Backend> Lease<B> {
+    /// A lease on `backend`: namespace `default`, TTL 10 s, margin a fifth of the TTL,
+    /// `max_wait` 10 s, every node of the layout (at most 65,536).
+    pub(crate) fn with_backend(backend: B) -> Lease<B> {
+        Lease {
+            backend,
+            namespace: "default".to_string(),
+            ttl: Duration::from_secs(10),
+            margin: None,
+            max_wait: Duration::from_secs(10),
+            nodes: None,
+            io_timeout: None,
+        }
+    }
+
+    /// The namespace: leases of different namespaces never see each other. Use one per
+    /// layout (and per ID space).
+    ///
+    /// ```
+    /// # #[cfg(feature = "redis")] {
+    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?.namespace("orders");
+    /// assert_eq!(lease.namespace_name(), "orders");
+    /// # }
+    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// ```
+    pub fn namespace(mut self, namespace: &str) -> Self {
+        self.namespace = namespace.to_string();
+        self
+    }
+
+    /// The namespace set.
+    ///
+    /// ```
+    /// # #[cfg(feature = "etcd")] {
+    /// let lease = snowmint::etcd::EtcdLease::new("etcd://127.0.0.1:2379")?;
+    /// assert_eq!(lease.namespace_name(), "default");
+    /// # }
+    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// ```
+    pub fn namespace_name(&self) -> &str {
+        &self.namespace
+    }
+
+    /// How long a lease lives without renewal (default 10 s; Redis 30 ms to 1 day, etcd 1 s
+    /// to 1 day). A crashed process's node is free again after this long; renewals come every
+    /// third of it; every start waits this long plus the margin (the forgetting rule).
+    ///
+    /// ```
+    /// # #[cfg(feature = "redis")] {
+    /// use std::time::Duration;
+    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?.ttl(Duration::from_secs(30));
+    /// assert_eq!(lease.ttl_set(), Duration::from_secs(30));
+    /// # }
+    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// ```
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// The TTL set.
+    ///
+    /// ```
+    /// # #[cfg(feature = "redis")] {
+    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?;
+    /// assert_eq!(lease.ttl_set(), std::time::Duration::from_secs(10));
+    /// # }
+    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// ```
+    pub fn ttl_set(&self) -> Duration {
+        self.ttl
+    }
+
+    /// How much earlier than the TTL the source fences itself, and how much longer than the
+    /// TTL a new holder waits (default a fifth of the TTL; at most half of it). It covers the
+    /// clocks' rate differences and offsets between the processes of a namespace.
+    ///
+    /// ```
+    /// # #[cfg(feature = "redis")] {
+    /// use std::time::Duration;
+    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?.margin(Duration::from_secs(1));
+    /// assert_eq!(lease.margin_set(), Duration::from_secs(1));
+    /// # }
+    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// ```
+    pub fn margin(mut self, margin: Duration) -> Self {
+        self.margin = Some(margin);
+        self
+    }
+
+    /// The margin in effect.
+    ///
+    /// ```
+    /// # #[cfg(feature = "redis")] {
+    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?;
+    /// assert_eq!(lease.margin_set(), std::time::Duration::from_secs(2));
+    /// # }
+    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// ```
+    pub fn margin_set(&self) -> Duration {
+        self.margin.unwrap_or(self.ttl / 5)
+    }
+
+    /// The longest [`acquire`](Self::acquire) waits, beyond the forgetting rule's wait, for
+    /// this clock to pass the node's mark (default 10 s); a clock further behind is
+    /// [`LeaseError::MarkAhead`], at once.
+    ///
+    /// ```
+    /// # #[cfg(feature = "redis")] {
+    /// use std::time::Duration;
+    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?.max_wait(Duration::from_secs(2));
+    /// # }
+    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// ```
+    pub fn max_wait(mut self, max: Duration) -> Self {
+        self.max_wait = max;
+        self
+    }
+
+    /// The node numbers this lease may take (default: all of the layout's, at most 65,536).
+    /// Processes sharing a namespace must agree on the layout; ranges may differ.
+    ///
+    /// ```
+    /// # #[cfg(feature = "redis")] {
+    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?.nodes(100..=199);
+    /// # }
+    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// ```
+    pub fn nodes(mut self, nodes: RangeInclusive<u64>) -> Self {
+        self.nodes = Some(nodes);
+        self
+    }
+
+    /// The connect, read and write timeout of each store call (default a tenth of the TTL).
+    /// etcd tries the next endpoint after it.
+    ///
+    /// ```
+    /// # #[cfg(feature = "redis")] {
+    /// use std::time::Duration;
+    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?.io_timeout(Duration::from_millis(500));
+    /// # }
+    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// ```
+    pub fn io_timeout(mut self, timeout: Duration) -> Self {
+        self.io_timeout = Some(timeout);
+        self
+    }
+
+    /// The backend's connection settings.
+    #[cfg_attr(not(feature = "etcd"), allow(dead_code))]
+    pub(crate) fn backend(&self) -> &B {
+        &self.backend
+    }
+
+    /// Claims a free node, waits out the forgetting rule and the node's mark, records the
+    /// first window, and returns the source (its node set to the one leased; the builder's
+    /// node is ignored). A background thread renews the lease until the source is dropped,
+    /// which releases the node.
+    ///
+    /// ```no_run
+    /// # #[cfg(feature = "redis")] {
+    /// use snowmint::redis::RedisLease;
+    /// use snowmint::{Generator, Layout, WallClock};
+    /// let gen = RedisLease::new("redis://127.0.0.1:6379/")?
+    ///     .acquire(Generator::builder(Layout::SONYFLAKE).clock(WallClock))?;
+    /// assert!(gen.node() <= Layout::SONYFLAKE.max_node());
+    /// # }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn acquire<S>(&self, builder: S) -> Result<Fenced<S::Source>, LeaseError>
+    where
+        S: SourceBuilder,
+        <S::Source as IdSource>::Clock: Clone + 'static,
+        <S::Source as IdSource>::Error: Into<FenceError>,
+    {
+        let layout = *builder.layout();
+        let (first, last) = self.range(builder.max_node())?;
+        let margin = self.margin_set();
+        if self.ttl < B::MIN_TTL || self.ttl > MAX_TTL || margin > self.ttl / 2 {
+            return Err(LeaseError::Timing {
+                ttl: self.ttl,
+                margin,
+                min_ttl: B::MIN_TTL,
+            });
+        }
+        let io_timeout = self
+            .io_timeout
+            .unwrap_or(self.ttl / 10)
+            .max(Duration::from_millis(1));
+        let owner = owner::owner_token();
+        let mut store = self
+            .backend
+            .open(&self.namespace, &owner, self.ttl, io_timeout)?;
+        // Before the claim is sent: the store keeps the key at least a TTL after it.
+        let claim_sent = Instant::now();
+        let claim = store
+            .claim(first, last)?
+            .ok_or_else(|| LeaseError::AllTaken {
+                namespace: self.namespace.clone(),
+                first,
+                last,
+                ttl: self.ttl,
+            })?;
+        let node = claim.node;
+        crate::events::lease_acquired(&layout, B::NAME, &self.namespace, node, claim.mark);
+        let mut keeper = LeaseKeeper {
+            store,
+            node,
+            ttl: self.ttl,
+            margin,
+            floor: claim.mark,
+        };
+        match self.start(builder.node(node), &mut keeper, claim.mark, claim_sent) {
+            Ok((source, first)) => Ok(Fenced::start_with(
+                source,
+                node,
+                Box::new(keeper),
+                Some(first),
+                true,
+            )),
+            Err(e) => {
+                // Give the node back, its mark untouched.
+                let _ = keeper.store.release(claim.mark);
+                Err(e)
+            }
+        }
+    }
+
+    /// Builds the source after the node's mark, waits for its clock to pass the mark and
+    /// the forgetting rule's floor (holding the lease meanwhile), and records the first
+    /// window, which admits only IDs after both. A store call that fails while the hold is
+    /// still proven (a TTL less the margin after the last call that succeeded was sent) is
+    /// tried again, as the renewal thread does: one slow answer does not give the node up.
+    fn start<S: SourceBuilder, T: Store>(
+        &self,
+        builder: S,
+        keeper: &mut LeaseKeeper<T>,
+        mark: Option<u64>,
+        claim_sent: Instant,
+    ) -> Result<(S::Source, Renewal), LeaseError> {
+        let mut held = Held {
+            until: claim_sent + self.ttl.saturating_sub(keeper.margin),
+            window: self.ttl.saturating_sub(keeper.margin),
+            retry: keeper.period(false),
+        };
+        let node = keeper.node;
+        let layout = *builder.layout();
+        let builder = match mark
+            .map(|m| resume_after(&layout, m))
+            .transpose()?
+            .flatten()
+        {
+            Some(after) => builder.start_after(after),
+            None => builder,
+        };
+        let source = builder
+            .build()
+            .map_err(|e| LeaseError::Build(Arc::new(e)))?;
+        // Read after the claim returned, on the clock the IDs are stamped with: the
+        // forgetting rule counts from the claim.
+        let claimed = source.clock().now_unix_nanos();
+        let floor = forgetting_floor(claimed, self.ttl, keeper.margin).max(mark.unwrap_or(0));
+        keeper.floor = Some(floor);
+        if let Some(mark) = mark {
+            let ahead = behind(&source, mark);
+            if ahead > self.max_wait {
+                return Err(LeaseError::MarkAhead {
+                    node,
+                    mark_unix_millis: mark,
+                    max_wait: self.max_wait,
+                    cause: MintError::ClockBehind { behind: ahead },
+                });
+            }
+        }
+        // The rule's wait is TTL + margin by construction; the mark may add `max_wait`.
+        let bound = self.ttl + keeper.margin + self.max_wait;
+        let waited = wait_past(&source, floor, bound, self.ttl / 3, || {
+            // Hold the lease while waiting, the mark unchanged.
+            held.retry_while_held(|| match keeper.store.renew(0) {
+                Ok(Some(_)) => Ok(Ok(())),
+                Ok(None) => Ok(Err(LeaseError::LostWhileWaiting { node })),
+                Err(e) => Err(e),
+            })?
+        });
+        match waited {
+            Ok(kept) => kept?,
+            Err(behind) => {
+                return Err(LeaseError::MarkAhead {
+                    node,
+                    mark_unix_millis: floor,
+                    max_wait: bound,
+                    cause: MintError::ClockBehind { behind },
+                })
+            }
+        }
+        let renewal =
+            held.retry_while_held(|| match keeper.renew(source.clock().now_unix_nanos()) {
+                Renewal::Failed(cause) => Err(cause),
+                other => Ok(other),
+            });
+        let renewal = renewal.unwrap_or_else(Renewal::Failed);
+        match renewal {
+            Renewal::Held {
+                limit_unix_millis,
+                valid_until_nanos,
+                floor_unix_millis,
+            } => Ok((
+                source,
+                Renewal::Held {
+                    limit_unix_millis,
+                    valid_until_nanos,
+                    floor_unix_millis: floor_unix_millis.max(Some(floor)),
+                },
+            )),
+            Renewal::Failed(cause) | Renewal::Lost(cause) => {
+                match cause.downcast_ref::<LeaseError>() {
+                    Some(e) => Err(e.clone()),
+                    None => Err(LeaseError::LostWhileWaiting { node }),
+                }
+            }
+        }
+    }
+
+    fn range(&self, layout_max: u64) -> Result<(u64, u64), LeaseError> {
+        let max_node = layout_max.min(MAX_NODE);
+        let (first, last) = match &self.nodes {
+            Some(r) => (*r.start(), *r.end()),
+            None => (0, max_node.min(MAX_RANGE - 1)),
+        };
+        if first > last || last > max_node || last - first >= MAX_RANGE {
+            return Err(LeaseError::NodeRange {
+                first,
+                last,
+                max: max_node,
+            });
+        }
+        Ok((first, last))
+    }
+}
+
+/// How long a claim is proven held while [`Lease::acquire`] waits, and how it keeps it so.
+struct Held {
+    /// A TTL less the margin after the last store call that succeeded was sent.
+    until: Instant,
+    /// The TTL less the margin.
+    window: Duration,
+    /// How soon a failed call is tried again: the renewal thread's period after a failure.
+    retry: Duration,
+}
+
+impl Held {
+    /// Calls `call` until it reaches the store (`Ok`), trying again after `retry` while the
+    /// claim is proven held past that retry; then returns the last failure. Each success
+    /// proves the claim held until its send time plus the window.
+    fn retry_while_held<T, E>(&mut self, mut call: impl FnMut() -> Result<T, E>) -> Result<T, E> {
+        loop {
+            let sent = Instant::now();
+            match call() {
+                Ok(v) => {
+                    self.until = sent + self.window;
+                    return Ok(v);
+                }
+                Err(e) if Instant::now() + self.retry >= self.until => return Err(e),
+                Err(_) => std::thread::sleep(self.retry),
+            }
+        }
+    }
+}

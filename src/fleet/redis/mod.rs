@@ -1,0 +1,167 @@
+//! Node numbers leased from Redis (feature `redis`): [`RedisLease`], a [`Lease`] on [`Redis`].
+//!
+//! Each generator takes a free node number atomically, renews its lease from a background
+//! thread, fences itself when it cannot renew in time, and leaves a high-water mark of the
+//! time it issued for the next owner of the node, who continues after it. The rules are the
+//! same for every backend ([`crate::lease`]); the keys, guarantees and failure modes of this
+//! one are on [`RedisLease`].
+//!
+//! Keys, per namespace `NS` and node `N`:
+//! - `snowmint:NS:node:N`: the owner's token, with the lease's TTL;
+//! - `snowmint:NS:node:N:last`: a hash, `ms` (the mark, Unix milliseconds: no ID of this
+//!   node was issued with a later time) and `owner` (who wrote it). It has no TTL.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use snowmint::redis::RedisLease;
+//! use snowmint::{Generator, Layout};
+//!
+//! let lease = RedisLease::new("redis://127.0.0.1:6379/")?
+//!     .namespace("orders")
+//!     .ttl(Duration::from_secs(10));
+//! let gen = lease.acquire(Generator::builder(Layout::TWITTER))?;
+//! println!("minting as node {}", gen.node());
+//! let id = gen.next_id()?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod store;
+
+pub use crate::fleet::lease::{Lease, LeaseError};
+
+use std::time::Duration;
+
+use self::store::{redis_error, Conn, RedisStore};
+
+/// The Redis backend of a [`Lease`]: a client for one Redis server (or one cluster slot).
+///
+/// ```
+/// let lease: snowmint::redis::RedisLease = snowmint::redis::RedisLease::new("redis://127.0.0.1:6379/")?;
+/// # Ok::<(), snowmint::lease::LeaseError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Redis {
+    client: ::redis::Client,
+}
+
+impl crate::fleet::lease::sealed_backend::Sealed for Redis {
+    type Store = RedisStore;
+    const NAME: &'static str = "redis";
+    const MIN_TTL: Duration = Duration::from_millis(30);
+
+    fn open(
+        &self,
+        namespace: &str,
+        owner: &str,
+        ttl: Duration,
+        io_timeout: Duration,
+    ) -> Result<RedisStore, LeaseError> {
+        Ok(RedisStore {
+            conn: Conn::new(self.client.clone(), io_timeout),
+            prefix: key_prefix(namespace),
+            owner: owner.to_string(),
+            ttl,
+            keys: None,
+        })
+    }
+}
+
+/// The prefix of a namespace's node keys.
+fn key_prefix(namespace: &str) -> String {
+    format!("snowmint:{namespace}:node:")
+}
+
+/// Leases a node number from Redis for a [`Fenced`](crate::Fenced): a [`Lease`] on [`Redis`].
+///
+/// # How it works
+/// - **Acquire**: one Lua script tries `SET snowmint:NS:node:N TOKEN NX PX ttl` for each
+///   node of the range in turn and returns the first it got, with the node's stored mark.
+///   Redis runs scripts one at a time, so two processes never get the same free node.
+/// - **The forgetting rule** ([`lease`](crate::lease)): the key was absent, so the
+///   generator mints only after one TTL plus the margin, and after the node's mark (the last
+///   time the previous owner may have issued; a mark further ahead of this clock than
+///   [`max_wait`](Lease::max_wait) is [`LeaseError::MarkAhead`] at once).
+/// - **Renew**: every third of the TTL, a script checks the token, extends the TTL and
+///   raises the mark to `now + ttl`. The generator hands out no ID stamped after the mark
+///   recorded in Redis, so the next owner, who starts after the mark, can never repeat one.
+/// - **Fence**: the hold is proven until `send time of the last successful renewal + TTL −
+///   margin`, checked with a clock reading taken after each mint; after that
+///   [`next_id`](crate::Fenced::next_id) returns [`FenceError::Fenced`](crate::FenceError::Fenced)
+///   until a renewal gets through. If the key expired or was lost meanwhile, the same node is
+///   taken back if it is free, and minting resumes after the forgetting rule's wait (and
+///   after any owner in between); if another process holds it, the generator is
+///   [lost](crate::FenceError::Lost) for good.
+/// - **Release** (on drop): the mark is lowered to the last time actually issued and the
+///   key deleted, so the next owner starts at once.
+///
+/// # Guarantees
+/// No ID is issued twice by the generators of one namespace, whatever the processes' clocks
+/// read (within the margin of each other), however long a process is paused, across
+/// restarts with the clock behind, and when Redis forgets: after a restart without
+/// persistence or a fail-over to a replica that missed writes, a second process can claim a
+/// node the first still believes it holds, but the forgetting rule keeps the second from
+/// minting until the first has fenced itself and its whole reserved window has passed.
+///
+/// # Not guaranteed
+/// - **Fast starts.** Every start waits one TTL plus the margin, since Redis cannot tell a
+///   node never held from one whose key it lost. A shorter TTL shortens it.
+/// - **A fencing token.** Redis has none: [`Fenced::token`](crate::Fenced::token) is
+///   `None`. [`EtcdLease`](crate::etcd::EtcdLease) has one.
+/// - **One namespace per layout, one TTL per namespace.** Marks are times; node numbers
+///   mean nothing across layouts, and the forgetting rule waits this process's TTL.
+/// - A cluster: the acquisition script builds its keys, so all keys of a namespace must be
+///   on one node (a single Redis, or a namespace in braces, `{orders}`, for one slot).
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use snowmint::redis::RedisLease;
+/// use snowmint::lease::LeaseError;
+/// use snowmint::{FenceError, Generator, Layout};
+///
+/// let lease = RedisLease::new("redis://10.0.0.5:6379/")?
+///     .namespace("billing")
+///     .nodes(0..=99)                      // this service's share of the node range
+///     .ttl(Duration::from_secs(10))
+///     .margin(Duration::from_secs(2))
+///     .max_wait(Duration::from_secs(10));
+/// let gen = match lease.acquire(Generator::builder(Layout::TWITTER)) {
+///     Ok(gen) => gen,
+///     Err(LeaseError::AllTaken { .. }) => panic!("100 processes already run: widen the range"),
+///     Err(e) => return Err(e.into()),
+/// };
+/// match gen.next_id() {
+///     Ok(id) => println!("{id}"),
+///     Err(FenceError::Fenced { .. }) => { /* Redis unreachable: retry later */ }
+///     Err(e) => return Err(e.into()),
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub type RedisLease = Lease<Redis>;
+
+impl Lease<Redis> {
+    /// A lease from the Redis at `url` (`redis://host:port/db`), namespace `default`, TTL
+    /// 10 s, margin a fifth of the TTL, `max_wait` 10 s, every node of the layout (at
+    /// most 65,536). Nothing is connected until [`acquire`](Lease::acquire).
+    ///
+    /// ```
+    /// use snowmint::redis::RedisLease;
+    /// assert!(RedisLease::new("redis://127.0.0.1:6379/").is_ok());
+    /// assert!(RedisLease::new("not a url").is_err());
+    /// ```
+    pub fn new(url: &str) -> Result<RedisLease, LeaseError> {
+        let client =
+            ::redis::Client::open(url).map_err(|e| redis_error("parse the Redis URL", e))?;
+        Ok(Lease::with_backend(Redis { client }))
+    }
+
+    /// The prefix of this namespace's node keys.
+    ///
+    /// ```
+    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?.namespace("orders");
+    /// assert_eq!(lease.key_prefix(), "snowmint:orders:node:");
+    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// ```
+    pub fn key_prefix(&self) -> String {
+        key_prefix(self.namespace_name())
+    }
+}

@@ -1,0 +1,269 @@
+//! The lease's Redis side: its three scripts, the connection that runs them, and
+//! [`RedisStore`], the [`Store`] built on them.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ::redis::{Client, Connection, RedisResult, Script};
+
+use crate::fleet::lease::keeper::millis;
+use crate::fleet::lease::store::{Claim, Store};
+use crate::fleet::lease::LeaseError;
+
+/// Takes the first free node of `ARGV[2]..=ARGV[3]` with `SET owner_key owner NX PX ttl`,
+/// scanning from `ARGV[4]` and wrapping, and returns `{node, mark_ms, mark_owner}` (`-1`
+/// when every node is held). Atomic: Redis runs a script alone, so two acquirers never
+/// both see a node free. Keys are built inside the script, so it needs a single Redis (or
+/// one cluster slot: put the namespace in braces).
+///
+/// ARGV: prefix, first, last, start, owner, ttl_ms.
+const ACQUIRE: &str = r"
+local prefix, owner, ttl = ARGV[1], ARGV[5], ARGV[6]
+local first, last, start = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local n = last - first + 1
+for i = 0, n - 1 do
+  local node = first + (start - first + i) % n
+  local key = prefix .. node
+  if redis.call('SET', key, owner, 'NX', 'PX', ttl) then
+    local mark = redis.call('HMGET', key .. ':last', 'ms', 'owner')
+    return {node, mark[1] or '', mark[2] or ''}
+  end
+end
+return {-1, '', ''}
+";
+
+/// If `KEYS[1]` is still held by `ARGV[1]`: extends it by `ARGV[2]` ms, raises the mark in
+/// `KEYS[2]` to `ARGV[3]` (never lowers it) and returns the mark now stored; else `-1`.
+const RENEW: &str = r"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local stored = tonumber(redis.call('HGET', KEYS[2], 'ms') or '0')
+local want = tonumber(ARGV[3])
+if want > stored then
+  redis.call('HSET', KEYS[2], 'ms', ARGV[3], 'owner', ARGV[1])
+  stored = want
+end
+return stored
+";
+
+/// If `KEYS[1]` is still held by `ARGV[1]`: sets the mark in `KEYS[2]` to `ARGV[2]` (the
+/// last time issued; deletes it if empty: nothing was issued and nothing was found) and
+/// frees the node. Returns 1, or 0 if the node was not held.
+const RELEASE: &str = r"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then
+  redis.call('DEL', KEYS[2])
+else
+  redis.call('HSET', KEYS[2], 'ms', ARGV[2], 'owner', ARGV[1])
+end
+redis.call('DEL', KEYS[1])
+return 1
+";
+
+/// A node taken by [`Scripts::acquire`]: its number, and the mark its last owner left.
+pub(super) struct Taken {
+    pub(super) node: u64,
+    /// The stored mark, Unix milliseconds (none if never set).
+    pub(super) mark: Option<u64>,
+    /// Who wrote the mark.
+    pub(super) mark_owner: String,
+}
+
+/// A connection to Redis with the lease's scripts, reconnecting after errors.
+pub(super) struct Conn {
+    client: Client,
+    conn: Option<Connection>,
+    timeout: Duration,
+    acquire: Script,
+    renew: Script,
+    release: Script,
+}
+
+impl Conn {
+    pub(super) fn new(client: Client, timeout: Duration) -> Conn {
+        Conn {
+            client,
+            conn: None,
+            timeout,
+            acquire: Script::new(ACQUIRE),
+            renew: Script::new(RENEW),
+            release: Script::new(RELEASE),
+        }
+    }
+
+    /// Runs `f` on the connection, connecting first if needed; drops the connection on any
+    /// error, so that the next call reconnects rather than read a late reply to this one.
+    fn with<T>(
+        &mut self,
+        f: impl FnOnce(&Scripts<'_>, &mut Connection) -> RedisResult<T>,
+    ) -> RedisResult<T> {
+        if self.conn.is_none() {
+            let c = self.client.get_connection_with_timeout(self.timeout)?;
+            c.set_read_timeout(Some(self.timeout))?;
+            c.set_write_timeout(Some(self.timeout))?;
+            self.conn = Some(c);
+        }
+        let scripts = Scripts {
+            acquire: &self.acquire,
+            renew: &self.renew,
+            release: &self.release,
+        };
+        let result = match self.conn.as_mut() {
+            Some(c) => f(&scripts, c),
+            None => Err(std::io::Error::other("not connected").into()),
+        };
+        if result.is_err() {
+            self.conn = None;
+        }
+        result
+    }
+
+    /// Takes a free node of `first..=last`, trying `start` first.
+    pub(super) fn acquire(
+        &mut self,
+        prefix: &str,
+        (first, last, start): (u64, u64, u64),
+        owner: &str,
+        ttl: Duration,
+    ) -> RedisResult<Option<Taken>> {
+        let ttl_ms = millis(ttl);
+        let (node, mark, mark_owner): (i64, String, String) = self.with(|s, c| {
+            s.acquire
+                .prepare_invoke()
+                .arg(prefix)
+                .arg(first)
+                .arg(last)
+                .arg(start)
+                .arg(owner)
+                .arg(ttl_ms)
+                .invoke(c)
+        })?;
+        Ok(u64::try_from(node).ok().map(|node| Taken {
+            node,
+            mark: mark.parse().ok(),
+            mark_owner,
+        }))
+    }
+
+    /// Extends the lease and raises the mark to `want_ms`: the mark now stored, or `None` if
+    /// the node is not held by `owner`.
+    pub(super) fn renew(
+        &mut self,
+        keys: &Keys,
+        owner: &str,
+        ttl: Duration,
+        want_ms: u64,
+    ) -> RedisResult<Option<u64>> {
+        let ttl_ms = millis(ttl);
+        let stored: i64 = self.with(|s, c| {
+            s.renew
+                .key(&keys.owner)
+                .key(&keys.mark)
+                .arg(owner)
+                .arg(ttl_ms)
+                .arg(want_ms)
+                .invoke(c)
+        })?;
+        Ok(u64::try_from(stored).ok())
+    }
+
+    /// Frees the node, leaving `mark` (or no mark) for the next owner.
+    pub(super) fn release(
+        &mut self,
+        keys: &Keys,
+        owner: &str,
+        mark: Option<u64>,
+    ) -> RedisResult<bool> {
+        let mark = mark.map(|m| m.to_string()).unwrap_or_default();
+        let freed: i64 = self.with(|s, c| {
+            s.release
+                .key(&keys.owner)
+                .key(&keys.mark)
+                .arg(owner)
+                .arg(mark)
+                .invoke(c)
+        })?;
+        Ok(freed == 1)
+    }
+}
+
+struct Scripts<'a> {
+    acquire: &'a Script,
+    renew: &'a Script,
+    release: &'a Script,
+}
+
+/// The two keys of one node.
+pub(super) struct Keys {
+    /// Holds the owner's token, with the TTL.
+    pub(super) owner: String,
+    /// A hash: `ms`, the high-water mark of issued time; `owner`, who wrote it.
+    pub(super) mark: String,
+}
+
+impl Keys {
+    pub(super) fn new(prefix: &str, node: u64) -> Keys {
+        Keys {
+            owner: format!("{prefix}{node}"),
+            mark: format!("{prefix}{node}:last"),
+        }
+    }
+}
+
+/// One owner's lease in Redis.
+pub struct RedisStore {
+    pub(super) conn: Conn,
+    pub(super) prefix: String,
+    pub(super) owner: String,
+    pub(super) ttl: Duration,
+    /// The keys of the node claimed last.
+    pub(super) keys: Option<Keys>,
+}
+
+impl Store for RedisStore {
+    fn claim(&mut self, first: u64, last: u64) -> Result<Option<Claim>, LeaseError> {
+        let taken = self
+            .conn
+            .acquire(&self.prefix, (first, last, first), &self.owner, self.ttl)
+            .map_err(|e| redis_error("acquire a node", e))?;
+        Ok(taken.map(|t| {
+            self.keys = Some(Keys::new(&self.prefix, t.node));
+            Claim {
+                node: t.node,
+                mark: t.mark,
+                mark_is_ours: t.mark_owner == self.owner,
+            }
+        }))
+    }
+
+    fn renew(&mut self, want_unix_millis: u64) -> Result<Option<u64>, LeaseError> {
+        let Some(keys) = &self.keys else {
+            return Ok(None);
+        };
+        self.conn
+            .renew(keys, &self.owner, self.ttl, want_unix_millis)
+            .map_err(|e| redis_error("renew the lease", e))
+    }
+
+    fn release(&mut self, mark_unix_millis: Option<u64>) -> Result<(), LeaseError> {
+        let Some(keys) = &self.keys else {
+            return Ok(());
+        };
+        self.conn
+            .release(keys, &self.owner, mark_unix_millis)
+            .map(drop)
+            .map_err(|e| redis_error("release the lease", e))
+    }
+
+    fn token(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// A Redis error while `action`.
+pub(super) fn redis_error(action: &'static str, e: ::redis::RedisError) -> LeaseError {
+    LeaseError::Redis {
+        action,
+        cause: Arc::new(e),
+    }
+}

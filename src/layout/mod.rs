@@ -1,0 +1,25 @@
+//! Layouts: which bits of an ID hold the time, the node and the sequence, how times become
+//! ticks, and the presets. A [`Layout`] is a small `Copy` value; everything here is plain
+//! arithmetic on it, with no clock and no state.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `shape.rs` | [`Layout`], [`Order`] and [`TimeGrid`]: field widths, order, unit, epoch, grid; what they allow |
+//! | `builder.rs` | [`LayoutBuilder`]: every rule a layout keeps, in `const fn`s |
+//! | `presets.rs` | Twitter, Sonyflake v1 and v2, Discord, Instagram, Mastodon, JS53 |
+//! | `ticks.rs` | times to ticks and back on the layout's grid, and the expiry |
+//! | `compose.rs` | an ID from its fields and back (`compose`, `decode`), the packing the core builds on |
+//! | `divisor.rs` | division by the unit without a `div` instruction |
+//! | `error.rs` | [`LayoutError`] and the [`Field`] it names |
+
+mod builder;
+mod compose;
+mod divisor;
+mod error;
+mod presets;
+mod shape;
+mod ticks;
+
+pub use self::builder::LayoutBuilder;
+pub use self::error::{Field, LayoutError};
+pub use self::shape::{Layout, Order, TimeGrid};

@@ -1,0 +1,18 @@
+//! Sources: [`IdSource`], the one trait every source of IDs implements (a generator, a
+//! sharded generator, an owned shard, a fenced source), and what every source hands out
+//! beyond one ID: batches and filled slices.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `id_source.rs` | [`IdSource`], [`MintFailure`] for its errors, [`SourceBuilder`] for a source whose node comes from outside |
+//! | `batch.rs` | [`IdBatch`]: a run of consecutive IDs reserved with one atomic operation |
+//! | `fill.rs` | the loop that fills a slice tick by tick, and [`FillError`] |
+
+mod batch;
+mod fill;
+mod id_source;
+
+pub use self::batch::IdBatch;
+pub(crate) use self::fill::fill_with;
+pub use self::fill::FillError;
+pub use self::id_source::{IdSource, MintFailure, SourceBuilder};

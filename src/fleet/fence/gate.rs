@@ -185,7 +185,13 @@ impl<C: Clock> Gate<C> {
         if matches!(*lock(&self.status), Status::Lost(_)) {
             return false;
         }
-        let renewal = k.renew(self.clock.now_unix_nanos());
+        // A panic in the clock or the keeper fails this renewal, not every later one: it is
+        // caught, named as the fence's cause (and so in the renewal event), and the thread
+        // renews on at its failure period. (Not caught under `panic = "abort"`.)
+        let renewal = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            k.renew(self.clock.now_unix_nanos())
+        }))
+        .unwrap_or_else(|panic| Renewal::Failed(Arc::new(Note::new(panicked(&*panic)))));
         let ok = matches!(renewal, Renewal::Held { .. });
         self.apply(renewal);
         // Relaxed: a report (`Fenced::token`); no other memory is read on its account.
@@ -257,6 +263,16 @@ impl<C: Clock> Gate<C> {
 
 /// Locks `m`; a thread that panicked while holding it left a value that is still the best
 /// we know (a status, a keeper whose next call reconnects).
+/// What a caught panic said, for the fence's cause.
+fn panicked(payload: &(dyn std::any::Any + Send)) -> String {
+    let said = payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a non-text payload");
+    format!("the renewal panicked ({said}); renewals go on")
+}
+
 pub(super) fn lock<T: ?Sized>(m: &sync::Mutex<T>) -> sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -352,3 +352,72 @@ fn a_mint_after_a_pause_past_the_deadline_is_refused_whatever_the_cheap_reading_
     assert!(fenced.is_fenced());
     assert!(fenced.deadline_unix_nanos() <= t0 + 1_000_000_000);
 }
+
+/// Panics at its `panic_at`-th renewal (the first is the start's); the others hold for a
+/// second of the clock; retries at once.
+struct Flaky {
+    calls: Arc<AtomicU32>,
+    panic_at: u32,
+}
+
+impl Keeper for Flaky {
+    fn renew(&mut self, now: u64) -> Renewal {
+        // Relaxed: a count read by the test after the thread has renewed.
+        let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        assert!(n != self.panic_at, "the keeper's store blew up");
+        Renewal::Held {
+            limit_unix_millis: now / 1_000_000 + 1_000,
+            valid_until_nanos: now + 1_000_000_000,
+            floor_unix_millis: None,
+        }
+    }
+    fn release(&mut self, _: Option<u64>) {}
+    fn period(&self, _: bool) -> Duration {
+        Duration::from_millis(1)
+    }
+}
+
+#[test]
+fn a_panicking_renewal_is_a_named_failure_and_renewals_go_on() {
+    let clock = ManualClock::at_unix_millis(T0);
+    let calls = Arc::new(AtomicU32::new(0));
+    let keeper = Flaky {
+        calls: Arc::clone(&calls),
+        panic_at: 2,
+    };
+    // No thread: the renewals are this test's, one at a time.
+    let fenced = Fenced::start_manual(source(Layout::TWITTER, &clock), 3, keeper).unwrap();
+    assert!(fenced.next_id().is_ok());
+    // The second renewal panics: caught, and the window is left as it was.
+    fenced.renew();
+    assert_eq!(calls.load(Ordering::Relaxed), 2);
+    // Past the first window's deadline: the refusal names the panic.
+    clock.advance(Duration::from_secs(2));
+    match fenced.try_next_id() {
+        Err(FenceError::Fenced { cause, .. }) => {
+            assert!(cause.to_string().contains("panicked"), "{cause}")
+        }
+        other => panic!("expected a refusal naming the panic, got {other:?}"),
+    }
+    // The next renewal holds again.
+    fenced.renew();
+    assert!(fenced.next_id().is_ok(), "renewals go on after a panic");
+}
+
+#[test]
+fn the_renewal_thread_survives_a_panicking_keeper() {
+    let clock = ManualClock::at_unix_millis(T0);
+    let calls = Arc::new(AtomicU32::new(0));
+    let keeper = Flaky {
+        calls: Arc::clone(&calls),
+        panic_at: 2,
+    };
+    let fenced = Fenced::start(source(Layout::TWITTER, &clock), 3, keeper).unwrap();
+    // The thread renews every millisecond: it must get past the panic of its first renewal.
+    let end = std::time::Instant::now() + PATIENCE;
+    while calls.load(Ordering::Relaxed) < 5 {
+        assert!(std::time::Instant::now() < end, "the renewal thread died");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(fenced.next_id().is_ok());
+}

@@ -673,3 +673,17 @@ pub fn describe_metrics() {
         "The age of the cheap (ticker) clock reading when a mint found it late and read the exact clock"
     );
 }
+
+/// The namespace's record was settled after the forgetting rule's wait (`done`), or found
+/// changed since the claim (another record, another Redis server: left for the next claim).
+pub(crate) fn lease_record_settled(node: u64, done: bool) {
+    #[cfg(feature = "tracing")]
+    tracing::info!(
+        target: "snowmint",
+        node,
+        settled = done,
+        "the forgetting rule's wait is over: the namespace's record now vouches for the store (unless it changed since the claim)"
+    );
+    #[cfg(not(feature = "tracing"))]
+    let _ = (node, done);
+}

@@ -42,6 +42,9 @@ const MINT_LIMIT: Duration = Duration::from_secs(60);
 /// of the 200s, and how many requests were refused (503 while a renewal could not get
 /// through in time).
 fn drain(server: &Server, node: u64, min: Duration, seen: &mut HashSet<u64>) -> (usize, usize) {
+    let shard_bits = server.get("/healthz").json()["shard_bits"]
+        .as_u64()
+        .expect("shard_bits");
     let started = Instant::now();
     let (mut ok, mut refused) = (0, 0);
     while started.elapsed() < min || ok == 0 {

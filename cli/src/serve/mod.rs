@@ -389,10 +389,10 @@ fn spawn_claim(
                 };
                 if app.minter.set(minter).is_ok() {
                     say(format_args!(
-                        "ready: node {node} leased from {} in namespace {:?}, {} after listening",
+                        "ready: node {node} leased from {} in namespace {:?}, {:.3} s after listening",
                         site.url,
                         site.namespace,
-                        readiness::seconds(listening.elapsed())
+                        listening.elapsed().as_secs_f64()
                     ));
                 }
             }

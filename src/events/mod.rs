@@ -80,4 +80,4 @@ pub(crate) use self::sources::{
     Renewed,
 };
 #[cfg(any(feature = "redis", feature = "etcd"))]
-pub(crate) use self::sources::{lease_acquired, lease_taken_back};
+pub(crate) use self::sources::{lease_acquired, lease_record_settled, lease_taken_back};

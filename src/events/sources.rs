@@ -182,6 +182,21 @@ pub(crate) fn lease_taken_back(node: u64, floor_unix_millis: u64) {
     );
 }
 
+/// The namespace's record was settled after the forgetting rule's wait (`done`), or found
+/// changed since the claim (another record, another Redis server: left for the next claim).
+#[cfg(any(feature = "redis", feature = "etcd"))]
+#[cfg_attr(not(feature = "tracing"), inline(always))]
+#[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
+pub(crate) fn lease_record_settled(node: u64, done: bool) {
+    #[cfg(feature = "tracing")]
+    tracing::info!(
+        target: "snowmint",
+        node,
+        settled = done,
+        "the forgetting rule's wait is over: the namespace's record now vouches for the store (unless it changed since the claim)"
+    );
+}
+
 /// The `layout` label of a layout: its preset's name, or `custom`.
 #[cfg(any(feature = "metrics", feature = "tracing"))]
 fn layout_label(layout: &Layout) -> &'static str {

@@ -108,7 +108,7 @@ pub fn spawn_sampler(app: Arc<App>) -> tokio::task::JoinHandle<()> {
         loop {
             every.tick().await;
             app.activity.sample();
-            let layout = app.minter.layout();
+            let layout = &app.layout;
             app.metrics
                 .sampled(layout, app.activity.take_fullest(layout));
         }

@@ -13,14 +13,17 @@ use crate::value;
 /// of a second by one shard of Twitter's layout; larger batches belong in several requests.
 pub const MAX_BATCH_LIMIT: u64 = 1_000_000;
 
-/// Run an HTTP ID service: GET /id, /ids?n=N, /decode/{id}, /healthz, /metrics, / (status).
+/// Run an HTTP ID service: GET /id, /ids?n=N, /decode/{id}, /livez, /readyz, /healthz, /metrics,
+/// / (status).
 ///
 /// One process serves IDs to clients in any language over HTTP/1.1. It mints on a sharded
 /// generator: the node field is split into a node number (from --node, --node-from or a
 /// Redis lease) and shard bits below it, one shard per worker thread, so workers never
-/// contend. With --lease, the node number is leased from Redis and renewed in the
-/// background; while the lease cannot be renewed the service answers 503 (with
-/// Retry-After) instead of minting, and /healthz fails. SIGTERM or Ctrl-C stops it
+/// contend. With --lease, the node number is leased from Redis or etcd and renewed in the
+/// background. The service listens before it claims the node: until it mints, /livez
+/// answers 200 and /readyz, /id and /ids 503 naming what it waits for (with Retry-After).
+/// While the lease cannot be renewed the service answers 503 (with Retry-After) instead of
+/// minting, and /readyz and /healthz fail. SIGTERM or Ctrl-C stops it
 /// gracefully: no new connections, requests in flight finish (for at most --grace), the
 /// lease is released with its mark, exit status 0. A lease lost to another process (this one
 /// was paused or cut off from Redis past its TTL) stops the service the same way, with exit
@@ -84,8 +87,9 @@ pub struct Args {
 pub struct LeaseArgs {
     /// Lease the node number from Redis (redis://HOST:PORT/DB) or from an etcd cluster
     /// (etcd://HOST:PORT,HOST:PORT,...), renewed in the background, released on exit (instead
-    /// of --node or --node-from). Every start waits one --ttl plus the margin first
-    /// (the store cannot tell a free node from one whose key it lost)
+    /// of --node or --node-from). The service listens first; a start the store cannot vouch
+    /// for (a new namespace, a store that may have lost writes) then waits one --ttl plus the
+    /// margin before it mints, GET /readyz saying so meanwhile
     #[arg(long, value_name = "URL", conflicts_with_all = ["node", "node_from"])]
     pub lease: Option<String>,
 

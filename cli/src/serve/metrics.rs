@@ -17,7 +17,6 @@ use axum::response::Response;
 use metrics::{Counter, Gauge, Histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
-use super::source::Health;
 use super::App;
 
 const REQUESTS: &str = "snowmint_http_requests_total";
@@ -44,6 +43,8 @@ pub enum Route {
     Id = 0,
     Ids,
     Decode,
+    Livez,
+    Readyz,
     Healthz,
     Metrics,
     /// The status page, `/`.
@@ -53,10 +54,12 @@ pub enum Route {
 }
 
 impl Route {
-    const ALL: [Route; 7] = [
+    const ALL: [Route; 9] = [
         Route::Id,
         Route::Ids,
         Route::Decode,
+        Route::Livez,
+        Route::Readyz,
         Route::Healthz,
         Route::Metrics,
         Route::Status,
@@ -68,6 +71,8 @@ impl Route {
         match path {
             "/id" => Route::Id,
             "/ids" => Route::Ids,
+            "/livez" => Route::Livez,
+            "/readyz" => Route::Readyz,
             "/healthz" => Route::Healthz,
             "/metrics" => Route::Metrics,
             "/" => Route::Status,
@@ -81,6 +86,8 @@ impl Route {
             Route::Id => "/id",
             Route::Ids => "/ids",
             Route::Decode => "/decode",
+            Route::Livez => "/livez",
+            Route::Readyz => "/readyz",
             Route::Healthz => "/healthz",
             Route::Metrics => "/metrics",
             Route::Status => "/",
@@ -135,7 +142,7 @@ impl HttpMetrics {
         );
         metrics::describe_gauge!(
             HEALTHY,
-            "1 while the service mints, 0 while its lease is fenced or lost"
+            "1 while the service mints, 0 while it claims its node, or its lease is fenced or lost"
         );
         Ok(HttpMetrics {
             exporter,
@@ -169,9 +176,8 @@ impl HttpMetrics {
     }
 
     /// The Prometheus text, with the health gauge brought up to date.
-    pub fn render(&self, health: &Health) -> String {
-        self.minting
-            .set(if *health == Health::Ok { 1.0 } else { 0.0 });
+    pub fn render(&self, minting: bool) -> String {
+        self.minting.set(if minting { 1.0 } else { 0.0 });
         self.exporter.render()
     }
 
@@ -267,6 +273,8 @@ mod tests {
         assert_eq!(Route::of("/decode"), Route::Other);
         assert_eq!(Route::of("/idz"), Route::Other);
         assert_eq!(Route::of("/"), Route::Status);
+        assert_eq!(Route::of("/readyz"), Route::Readyz);
+        assert_eq!(Route::of("/livez"), Route::Livez);
         assert_eq!(Route::of("/index.html"), Route::Other);
     }
 }

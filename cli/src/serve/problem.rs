@@ -1,6 +1,7 @@
 //! [`Problem`]: an error answer, as JSON `{"error": CODE, "message": TEXT}` with its status:
 //! 400 for a bad request (the code names the rule broken, the message the allowed range),
-//! 503 with `Retry-After` when minting is refused for now, 500 when it cannot succeed.
+//! 503 with `Retry-After` when minting is refused for now (and `"state"`, the service's
+//! readiness state, when that is why), 500 when it cannot succeed.
 
 use std::time::Duration;
 
@@ -20,6 +21,8 @@ pub struct Problem {
     pub message: String,
     /// `Retry-After`, rounded up to whole seconds (at least 1).
     pub retry_after: Option<Duration>,
+    /// The readiness state that refused (`claiming`, `fenced: ...`), as `/readyz` names it.
+    pub state: Option<String>,
 }
 
 impl Problem {
@@ -30,6 +33,7 @@ impl Problem {
             code,
             message,
             retry_after: None,
+            state: None,
         }
     }
 
@@ -39,10 +43,11 @@ impl Problem {
             status: StatusCode::NOT_FOUND,
             code: "not_found",
             message: format!(
-                "no endpoint {}: GET /id, /ids?n=N, /decode/{{id}}, /healthz, /metrics",
+                "no endpoint {}: GET /id, /ids?n=N, /decode/{{id}}, /livez, /readyz, /healthz, /metrics",
                 crate::escape::quoted(path)
             ),
             retry_after: None,
+            state: None,
         }
     }
 }
@@ -53,17 +58,20 @@ impl From<Refusal> for Problem {
             Refusal::Unavailable {
                 retry_after,
                 message,
+                state,
             } => Problem {
                 status: StatusCode::SERVICE_UNAVAILABLE,
                 code: "unavailable",
                 message,
                 retry_after,
+                state,
             },
             Refusal::Failed { message } => Problem {
                 status: StatusCode::INTERNAL_SERVER_ERROR,
                 code: "mint_failed",
                 message,
                 retry_after: None,
+                state: None,
             },
         }
     }
@@ -78,10 +86,13 @@ pub fn retry_after_secs(wait: Duration) -> u64 {
 
 impl IntoResponse for Problem {
     fn into_response(self) -> Response {
-        let body = json::Object::new()
+        let mut body = json::Object::new()
             .string("error", self.code)
-            .string("message", &self.message)
-            .finish();
+            .string("message", &self.message);
+        if let Some(state) = &self.state {
+            body = body.string("state", state);
+        }
+        let body = body.finish();
         let mut response = (
             self.status,
             [
@@ -121,6 +132,7 @@ mod tests {
         let p = Problem::from(Refusal::Unavailable {
             retry_after: Some(Duration::from_millis(300)),
             message: "node 3 is fenced".into(),
+            state: Some("fenced: connection refused".into()),
         });
         let r = p.into_response();
         assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
@@ -128,6 +140,7 @@ mod tests {
         let lost = Problem::from(Refusal::Unavailable {
             retry_after: None,
             message: "lost".into(),
+            state: Some("lost".into()),
         })
         .into_response();
         assert!(lost.headers().get(header::RETRY_AFTER).is_none());

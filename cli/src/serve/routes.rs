@@ -5,7 +5,9 @@
 //! | `GET /id` | one decimal ID and a newline, `text/plain` |
 //! | `GET /ids?n=N` | `N` IDs (1 to `--max-batch`), one per line; with `Accept: application/json`, a JSON array of strings |
 //! | `GET /decode/{id}` | the ID's time, node, sequence and layout as JSON |
-//! | `GET /healthz` | 200 while minting; 503 while the lease is fenced or lost |
+//! | `GET /livez` | 200 while the process runs |
+//! | `GET /readyz` | 200 while minting; else 503 naming the state ([`readiness`](super::readiness)) |
+//! | `GET /healthz` | 200 while minting; 503 while starting, or while the lease is fenced or lost |
 //! | `GET /metrics` | Prometheus text |
 //! | `GET /` | the status page: HTML, self-contained, reloading itself |
 //!
@@ -48,6 +50,8 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/id", get(id))
         .route("/ids", get(ids))
         .route("/decode/{id}", get(decode))
+        .route("/livez", get(livez))
+        .route("/readyz", get(readyz))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/", get(status_page))
@@ -78,13 +82,31 @@ fn ids_response(content_type: HeaderValue, body: Vec<u8>) -> Response {
         .into_response()
 }
 
+/// The minter, or the readiness problem while the lease's claim is under way (the same
+/// answer as `/readyz`'s).
+fn minter(app: &App) -> Result<&super::source::Minter, Problem> {
+    app.minter().ok_or_else(|| {
+        app.not_ready().unwrap_or_else(|| Problem {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            code: "unavailable",
+            message: "not ready".to_owned(),
+            retry_after: None,
+            state: None,
+        })
+    })
+}
+
 /// `GET /id`.
 async fn id(State(app): State<Arc<App>>) -> Response {
-    match app.minter.one().await {
+    let minter = match minter(&app) {
+        Ok(minter) => minter,
+        Err(refused) => return refused.into_response(),
+    };
+    match minter.one().await {
         Ok(id) => {
             app.metrics.ids.increment(1);
             app.activity.served(1);
-            app.activity.reached(app.minter.layout(), id.to_u64());
+            app.activity.reached(&app.layout, id.to_u64());
             let mut body = Body::with_capacity(Shape::Lines, 1);
             body.push(id.to_u64());
             ids_response(TEXT, body.finish())
@@ -118,9 +140,13 @@ async fn ids(State(app): State<Arc<App>>, uri: Uri, headers: HeaderMap) -> Respo
     } else {
         (Shape::Lines, TEXT)
     };
+    let minter = match minter(&app) {
+        Ok(minter) => minter,
+        Err(refused) => return refused.into_response(),
+    };
     let mut body = Body::with_capacity(shape, n);
-    let layout = *app.minter.layout();
-    let filled = app.minter.fill(n, |batch| {
+    let layout = app.layout;
+    let filled = minter.fill(n, |batch| {
         if let Some(last) = body.push_batch(batch) {
             app.activity.reached(&layout, last);
         }
@@ -145,7 +171,7 @@ async fn decode(State(app): State<Arc<App>>, id: Result<Path<String>, PathReject
         )
         .into_response();
     };
-    let layout = app.minter.layout();
+    let layout = &app.layout;
     match format::read_id(text.as_bytes(), Some(Format::Decimal), layout) {
         Ok((id, encoding)) => {
             let body = decoded(id, encoding.name(), layout, app.layout_name);
@@ -189,9 +215,70 @@ fn decoded(id: snowmint::Id, encoding: &str, layout: &Layout, layout_name: &str)
     o.finish()
 }
 
-/// `GET /healthz`.
+/// `GET /livez`: the process runs (and answers).
+async fn livez() -> Response {
+    json_response(
+        StatusCode::OK,
+        json::Object::new().string("status", "live").finish(),
+    )
+}
+
+/// `GET /readyz`: 200 while minting; else the 503 the minting endpoints answer, naming the
+/// state.
+async fn readyz(State(app): State<Arc<App>>) -> Response {
+    let state = app.state();
+    let now = super::readiness::now_unix_millis();
+    match state.problem(&app.place(), now) {
+        Some(problem) => problem.into_response(),
+        None => {
+            let mut o = json::Object::new()
+                .string("status", "ready")
+                .string("state", &state.name());
+            if let Some(node) = state.node() {
+                o = o.number("node", node);
+            }
+            json_response(StatusCode::OK, o.finish())
+        }
+    }
+}
+
+fn json_response(status: StatusCode, body: String) -> Response {
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, JSON),
+            (header::CACHE_CONTROL, NO_STORE),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// `GET /healthz`: 200 `ok` while minting; 503 `fenced` or `lost` as the lease goes, and
+/// `starting` (with the readiness `state`) before the node is claimed.
 async fn healthz(State(app): State<Arc<App>>) -> Response {
-    let health = app.minter.health();
+    let Some(minter) = app.minter() else {
+        let state = app.state();
+        let mut o = json::Object::new()
+            .string("status", "starting")
+            .string("state", &state.name())
+            .string("layout", app.layout_name);
+        if let Some(node) = state.node() {
+            o = o.number("node", node);
+        }
+        o = o.number("shard_bits", app.shard_bits).number(
+            "years_left",
+            crate::lifetime::years_left(&app.layout, std::time::SystemTime::now()),
+        );
+        if let Some(site) = &app.lease {
+            o = o
+                .string("source", "lease")
+                .string("namespace", &site.namespace)
+                .string("backend", site.backend);
+        }
+        return json_response(StatusCode::SERVICE_UNAVAILABLE, o.finish());
+    };
+    let health = minter.health();
     let (status, word) = match health {
         Health::Ok => (StatusCode::OK, "ok"),
         Health::Fenced => (StatusCode::SERVICE_UNAVAILABLE, "fenced"),
@@ -200,34 +287,26 @@ async fn healthz(State(app): State<Arc<App>>) -> Response {
     let mut o = json::Object::new()
         .string("status", word)
         .string("layout", app.layout_name)
-        .number("node", app.minter.node())
+        .number("node", minter.node())
         .number("shard_bits", app.shard_bits)
         .number(
             "years_left",
-            crate::lifetime::years_left(app.minter.layout(), std::time::SystemTime::now()),
+            crate::lifetime::years_left(minter.layout(), std::time::SystemTime::now()),
         );
-    o = match app.minter.namespace() {
+    o = match minter.namespace() {
         Some(ns) => o.string("source", "lease").string("namespace", ns),
         None => o.string("source", "fixed"),
     };
-    if let Some(backend) = app.minter.backend() {
+    if let Some(backend) = minter.backend() {
         o = o.string("backend", backend);
     }
-    if let Some(token) = app.minter.token() {
+    if let Some(token) = minter.token() {
         o = o.number("token", token);
     }
-    if let Some(deadline) = app.minter.deadline_unix_millis() {
+    if let Some(deadline) = minter.deadline_unix_millis() {
         o = o.number("deadline_unix_ms", deadline);
     }
-    (
-        status,
-        [
-            (header::CONTENT_TYPE, JSON),
-            (header::CACHE_CONTROL, NO_STORE),
-        ],
-        o.finish(),
-    )
-        .into_response()
+    json_response(status, o.finish())
 }
 
 /// `GET /`: the status page.
@@ -248,7 +327,7 @@ async fn status_page(State(app): State<Arc<App>>) -> Response {
 
 /// `GET /metrics`.
 async fn metrics(State(app): State<Arc<App>>) -> Response {
-    let text = app.metrics.render(&app.minter.health());
+    let text = app.metrics.render(app.state().is_ready());
     (
         [(
             header::CONTENT_TYPE,
@@ -273,6 +352,7 @@ async fn method_not_allowed(method: Method, uri: Uri) -> Response {
             crate::escape::quoted(uri.path())
         ),
         retry_after: None,
+        state: None,
     }
     .into_response();
     response

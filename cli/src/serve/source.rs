@@ -32,6 +32,8 @@ pub enum Refusal {
     Unavailable {
         retry_after: Option<Duration>,
         message: String,
+        /// The readiness state that refused (`fenced: <cause>`, `lost`), if that is why.
+        state: Option<String>,
     },
     /// Waiting cannot help (the layout expired, the clock is before the epoch): 500.
     Failed { message: String },
@@ -102,6 +104,25 @@ impl<C: Clock> Minter<C> {
         match self {
             Minter::Fixed(_) => None,
             Minter::Leased { gen, .. } => gen.limit_unix_millis(),
+        }
+    }
+
+    /// Why a fenced lease refuses, as far as its state shows without minting: the hold's
+    /// deadline passed with no renewal (the store did not answer in time), or the deadline
+    /// holds but the clock is not past the node's floor (a node taken back after its key
+    /// lapsed or was lost waits out the forgetting rule).
+    pub fn fence_cause(&self) -> &'static str {
+        match self {
+            Minter::Leased { gen, .. }
+                if gen.deadline_unix_nanos() > gen.clock().now_unix_nanos() =>
+            {
+                "the node was taken back after its key lapsed or was lost, and no ID is minted \
+                 before its floor (the forgetting rule, or its last holder's mark)"
+            }
+            _ => {
+                "the hold's deadline passed before a renewal reached the lease's store \
+                 (the store did not answer in time)"
+            }
         }
     }
 
@@ -219,6 +240,7 @@ impl Retry {
                         "{e}; waiting longer than --max-wait {} would be needed",
                         humantime::format_duration(max_wait)
                     ),
+                    state: None,
                 },
                 None => Refusal::Failed {
                     message: e.to_string(),
@@ -227,10 +249,15 @@ impl Retry {
             e @ FenceError::Fenced { .. } => Refusal::Unavailable {
                 retry_after: e.retry_after(),
                 message: with_cause(&e),
+                state: Some(match std::error::Error::source(&e) {
+                    Some(cause) => format!("fenced: {cause}"),
+                    None => "fenced".to_owned(),
+                }),
             },
             e @ FenceError::Lost { .. } => Refusal::Unavailable {
                 retry_after: None,
                 message: with_cause(&e),
+                state: Some("lost".to_owned()),
             },
             e => Refusal::Failed {
                 message: with_cause(&e),
@@ -304,12 +331,14 @@ mod tests {
         let Refusal::Unavailable {
             retry_after,
             message,
+            state,
         } = fenced.refusal(Duration::from_secs(1))
         else {
             panic!("a fence is a 503")
         };
         assert_eq!(retry_after, Some(Duration::from_millis(100)));
         assert!(message.contains("connection refused"), "{message}");
+        assert_eq!(state.as_deref(), Some("fenced: connection refused"));
         // ...while a used-up tick is waited for, and a 503 only past --max-wait.
         let exhausted = Retry::from(MintError::Exhausted {
             retry_after: Duration::from_millis(1),
@@ -341,6 +370,7 @@ mod tests {
         let Refusal::Unavailable {
             retry_after,
             message,
+            ..
         } = err
         else {
             panic!("{err:?}")

@@ -1,6 +1,6 @@
 //! `GET /`: the status page, one self-contained HTML document (no scripts, styles or images
-//! from elsewhere) that reloads itself every few seconds: the node and where it came from,
-//! the fence, IDs per second over the last minutes as an inline SVG chart, waits and errors,
+//! from elsewhere) that reloads itself every few seconds: the readiness state (what a
+//! starting service waits for, and until when), the node and where it came from, the fence, IDs per second over the last minutes as an inline SVG chart, waits and errors,
 //! the layout and the years it has left.
 
 use std::fmt::Write;
@@ -16,7 +16,10 @@ pub const REFRESH_SECONDS: u32 = 5;
 
 /// What the page shows, gathered from the service at one moment.
 pub struct Snapshot<'a> {
-    pub node: u64,
+    /// `None` until the lease's claim took one.
+    pub node: Option<u64>,
+    /// The readiness state, as `/readyz` names it.
+    pub state: String,
     pub layout: &'a str,
     pub years_left: f64,
     pub source: &'a str,
@@ -38,32 +41,46 @@ pub struct Snapshot<'a> {
 impl<'a> Snapshot<'a> {
     /// The service's state now.
     pub fn of(app: &'a App) -> Snapshot<'a> {
-        let fence = match app.minter.health() {
-            Health::Ok if app.minter.namespace().is_none() => "none (fixed node)",
-            Health::Ok => "held",
-            Health::Fenced => "fenced",
-            Health::Lost => "lost",
+        let state = app.state();
+        let minter = app.minter();
+        let fence = match minter.map(|m| m.health()) {
+            None => "not held yet",
+            Some(Health::Ok) if app.lease.is_none() => "none (fixed node)",
+            Some(Health::Ok) => "held",
+            Some(Health::Fenced) => "fenced",
+            Some(Health::Lost) => "lost",
         };
         Snapshot {
-            node: app.minter.node(),
+            node: state.node(),
+            state: state.name(),
             layout: app.layout_name,
-            years_left: lifetime::years_left(app.minter.layout(), SystemTime::now()),
-            source: if app.minter.namespace().is_some() {
+            years_left: lifetime::years_left(&app.layout, SystemTime::now()),
+            source: if app.lease.is_some() {
                 "lease"
             } else {
                 "fixed"
             },
-            backend: app.minter.backend(),
-            namespace: app.minter.namespace(),
-            token: app.minter.token(),
+            backend: app.lease.as_ref().map(|l| l.backend),
+            namespace: app.lease.as_ref().map(|l| l.namespace.as_str()),
+            token: minter.and_then(|m| m.token()),
             fence,
-            fence_deadline_unix_millis: app.minter.deadline_unix_millis().filter(|&d| d != 0),
-            fence_limit_unix_millis: app.minter.fence_limit_unix_millis(),
+            fence_deadline_unix_millis: minter
+                .and_then(|m| m.deadline_unix_millis())
+                .filter(|&d| d != 0),
+            fence_limit_unix_millis: minter.and_then(|m| m.fence_limit_unix_millis()),
             served: app.activity.total(),
             waits: app.metrics.sum("snowmint_waits_total"),
             errors: app.metrics.sum("snowmint_errors_total"),
             history: app.activity.history(),
         }
+    }
+}
+
+/// The page's title: the node, or what the service does before it has one.
+fn title(s: &Snapshot<'_>) -> String {
+    match s.node {
+        Some(node) => format!("snowmint node {node}"),
+        None => "snowmint (claiming a node)".to_owned(),
     }
 }
 
@@ -127,7 +144,11 @@ pub fn render(s: &Snapshot<'_>) -> String {
         );
     };
     let mut rows = String::new();
-    row(&mut rows, "node", "Node", &s.node.to_string());
+    row(&mut rows, "state", "State", &s.state);
+    let node = s
+        .node
+        .map_or_else(|| "none yet".to_owned(), |n| n.to_string());
+    row(&mut rows, "node", "Node", &node);
     row(&mut rows, "source", "Node from", s.source);
     if let Some(backend) = s.backend {
         row(&mut rows, "backend", "Lease backend", backend);
@@ -181,16 +202,17 @@ pub fn render(s: &Snapshot<'_>) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta http-equiv=\"refresh\" content=\"{REFRESH_SECONDS}\">\
-         <title>snowmint node {node}</title>\
+         <title>{title}</title>\
          <style>body{{font:14px system-ui,sans-serif;margin:2em;color:#1f2328}}\
          table{{border-collapse:collapse;margin:1em 0}}th,td{{text-align:left;padding:3px 12px 3px 0}}\
          th{{color:#57606a;font-weight:normal}}td{{font-variant-numeric:tabular-nums}}</style></head>\
-         <body><h1>snowmint node {node}</h1>\
+         <body><h1>{title}</h1>\
          <p>IDs per second, last {m} minutes</p>{chart}\
          <table>{rows}</table>\
          <p><small>{now}; reloads every {REFRESH_SECONDS} s; also \
-         <a href=\"/healthz\">/healthz</a>, <a href=\"/metrics\">/metrics</a></small></p></body></html>\n",
-        node = s.node,
+         <a href=\"/readyz\">/readyz</a>, <a href=\"/healthz\">/healthz</a>, \
+         <a href=\"/metrics\">/metrics</a></small></p></body></html>\n",
+        title = html(&title(s)),
         m = super::activity::SECONDS / 60,
         chart = chart(&s.history),
         now = html(&now),
@@ -203,7 +225,8 @@ mod tests {
 
     fn snapshot(history: Vec<u64>) -> Snapshot<'static> {
         Snapshot {
-            node: 5,
+            node: Some(5),
+            state: "ready".to_owned(),
             layout: "twitter",
             years_left: 53.6,
             source: "lease",
@@ -233,8 +256,23 @@ mod tests {
         assert!(page.contains(r#"<td id="rate">20</td>"#));
         assert!(page.contains(r#"<td id="waits">3</td>"#));
         assert!(page.contains("http-equiv=\"refresh\""));
+        assert!(page.contains(r#"<td id="state">ready</td>"#));
         // Self-contained: nothing loaded from elsewhere.
         assert!(!page.contains("<script") && !page.contains("src=") && !page.contains("<link"));
+    }
+
+    #[test]
+    fn a_starting_service_shows_what_it_waits_for() {
+        let mut s = snapshot(Vec::new());
+        s.node = None;
+        s.state = "claiming".to_owned();
+        let page = render(&s);
+        assert!(
+            page.contains("<title>snowmint (claiming a node)</title>"),
+            "{page}"
+        );
+        assert!(page.contains(r#"<td id="state">claiming</td>"#));
+        assert!(page.contains(r#"<td id="node">none yet</td>"#));
     }
 
     #[test]

@@ -1,6 +1,11 @@
 //! The real `snowmint serve` binary on a free loopback port, and a minimal HTTP/1.1 client
 //! over `TcpStream` (one request per connection), for the `serve*` tests.
 //!
+//! [`Server::start`] returns a server that mints (`/readyz` answered 200): a leased service
+//! listens before it claims its node, and may wait seconds for the forgetting rule.
+//! [`Server::start_listening`] returns as soon as the port is bound, for the tests of what a
+//! starting service answers.
+//!
 //! Every wait is a bounded poll with a generous limit: a debug build on a loaded 2-core
 //! machine may take seconds to start, and nothing here asserts a duration.
 
@@ -13,9 +18,10 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// How long a server may take to start listening (a debug build, a Redis lease, a loaded
-/// machine): generous, as it bounds a failure, not a success.
-const START_LIMIT: Duration = Duration::from_secs(60);
+/// How long a server may take to start listening, and then to be ready (a debug build, a
+/// lease's forgetting wait of one TTL plus the margin, a loaded machine): generous, as it
+/// bounds a failure, not a success.
+pub const START_LIMIT: Duration = Duration::from_secs(90);
 /// How long one HTTP exchange may take before the test fails (a million IDs is ~250 ms of
 /// minting plus transfer; a loaded machine is many times slower).
 const IO_LIMIT: Duration = Duration::from_secs(60);
@@ -30,13 +36,28 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts `snowmint serve --listen 127.0.0.1:0 ARGS` and waits for its address.
+    /// Starts `snowmint serve --listen 127.0.0.1:0 ARGS` and waits until it mints
+    /// (`/readyz` 200).
     pub fn start(args: &[&str]) -> Server {
         Server::try_start(args).unwrap_or_else(|log| panic!("the server did not start:\n{log}"))
     }
 
-    /// As [`start`](Self::start), or the server's standard error if it exited first.
+    /// As [`start`](Self::start), or the server's standard error if it exited before it was
+    /// ready (bad flags, the lease's store unreachable, every node leased).
     pub fn try_start(args: &[&str]) -> Result<Server, String> {
+        let mut server = Server::try_start_listening(args)?;
+        server.wait_ready(START_LIMIT).map(|_| server)
+    }
+
+    /// Starts the server and returns once it listens, ready or not.
+    pub fn start_listening(args: &[&str]) -> Server {
+        Server::try_start_listening(args)
+            .unwrap_or_else(|log| panic!("the server did not listen:\n{log}"))
+    }
+
+    /// As [`start_listening`](Self::start_listening), or the server's standard error if it
+    /// exited first.
+    pub fn try_start_listening(args: &[&str]) -> Result<Server, String> {
         let mut child = Command::new(env!("CARGO_BIN_EXE_snowmint"))
             .args(["serve", "--listen", "127.0.0.1:0"])
             .args(args)
@@ -74,6 +95,40 @@ impl Server {
                 let log = stderr.lock().unwrap().clone();
                 Err(log)
             }
+        }
+    }
+
+    /// Polls `/readyz` until it answers 200 (at most `limit`): how long that took, or the
+    /// server's standard error if it exited first. Panics past the limit.
+    pub fn wait_ready(&mut self, limit: Duration) -> Result<Duration, String> {
+        let started = Instant::now();
+        loop {
+            if let Some(reply) = try_get(self.port, "/readyz") {
+                if reply.status == 200 {
+                    return Ok(started.elapsed());
+                }
+            }
+            let exited = self
+                .child
+                .as_mut()
+                .expect("running")
+                .try_wait()
+                .expect("try_wait");
+            if let Some(status) = exited {
+                self.child = None;
+                // Let the reader thread take the last lines.
+                std::thread::sleep(Duration::from_millis(100));
+                return Err(format!(
+                    "exited with {status} before it was ready:\n{}",
+                    self.stderr()
+                ));
+            }
+            assert!(
+                started.elapsed() < limit,
+                "not ready within {limit:?}; stderr:\n{}",
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 
@@ -192,20 +247,36 @@ pub fn get(port: u16, path: &str, headers: &[(&str, &str)]) -> Reply {
     request(port, "GET", path, headers)
 }
 
+/// One `GET`, or `None` if the connection failed (the server exited meanwhile).
+pub fn try_get(port: u16, path: &str) -> Option<Reply> {
+    let stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    exchange(stream, port, "GET", path, &[]).ok()
+}
+
 /// One request of any method.
 pub fn request(port: u16, method: &str, path: &str, headers: &[(&str, &str)]) -> Reply {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    stream.set_read_timeout(Some(IO_LIMIT)).expect("timeout");
+    let stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    exchange(stream, port, method, path, headers).expect("send the request and read the response")
+}
+
+fn exchange(
+    mut stream: TcpStream,
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> std::io::Result<Reply> {
+    stream.set_read_timeout(Some(IO_LIMIT))?;
     let mut req =
         format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n");
     for (name, value) in headers {
         req.push_str(&format!("{name}: {value}\r\n"));
     }
     req.push_str("\r\n");
-    stream.write_all(req.as_bytes()).expect("send");
+    stream.write_all(req.as_bytes())?;
     let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).expect("read the response");
-    parse(&raw, method == "HEAD")
+    stream.read_to_end(&mut raw)?;
+    Ok(parse(&raw, method == "HEAD"))
 }
 
 fn parse(raw: &[u8], head: bool) -> Reply {

@@ -66,12 +66,13 @@ impl crate::fleet::lease::sealed_backend::Sealed for Etcd {
         owner: &str,
         ttl: Duration,
         io_timeout: Duration,
+        layout: &str,
     ) -> Result<EtcdStore, LeaseError> {
         Ok(EtcdStore::new(
             Gateway::new(self.endpoints.clone(), io_timeout),
-            format!("snowmint/{namespace}/"),
-            owner.to_string(),
+            (namespace, owner.to_string()),
             ttl,
+            layout,
         ))
     }
 }
@@ -86,8 +87,14 @@ impl crate::fleet::lease::sealed_backend::Sealed for Etcd {
 ///   same transaction. The revision of that write is the fencing token. A reply lost after
 ///   etcd applied the write is recognised on the next try (the key holds this owner's token
 ///   on this lease).
-/// - **The forgetting rule** ([`lease`](crate::lease)): the key was absent, so the source
-///   mints only after one TTL plus the margin, and after the node's mark.
+/// - **The record**: the claim's transaction also reads the namespace's record
+///   (`snowmint/NS/record`, created before the first claim, never expiring); another TTL or
+///   layout is [`LeaseError::Mismatch`].
+/// - **The forgetting rule** ([`lease`](crate::lease)): etcd is linearizable, so a settled
+///   record read with the claim vouches that nothing was lost: the source starts after the
+///   node's mark at once (a node never used, or released with nothing issued, at once). A
+///   record missing (a new namespace, a wiped cluster) or not yet settled: the source mints
+///   only after one TTL plus the margin, then settles it.
 /// - **Renew**: every third of the TTL, a keep-alive of the etcd lease, then a transaction
 ///   that raises the mark to `now + TTL` only if the holder key still has this claim's
 ///   `create_revision`. The source hands out no ID stamped after the mark etcd stored.
@@ -110,8 +117,9 @@ impl crate::fleet::lease::sealed_backend::Sealed for Etcd {
 /// windows.
 ///
 /// # Not guaranteed
-/// - **Fast starts**: every start waits one TTL plus the margin (the forgetting rule).
-/// - **One namespace per layout, one TTL per namespace.**
+/// - **A restore from an older backup** keeps a settled record with older marks: follow the
+///   restore procedure in [`crate::docs::fleets`].
+/// - **One namespace per layout, one TTL per namespace**, enforced by the record.
 ///
 /// ```no_run
 /// use std::time::Duration;

@@ -5,6 +5,9 @@
 //!   `create_revision` is the fencing token.
 //! - `snowmint/NS/mark/N`: `"MS OWNER"`, the node's high-water mark (Unix milliseconds) and
 //!   who wrote it. No lease: it outlives every holder.
+//! - `snowmint/NS/record`: the namespace's record, JSON `{"incarnation", "ttl_ms", "layout",
+//!   "settled"}`, written by the first claim and never expiring; `settled` once that claim's
+//!   forgetting wait is over.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -18,9 +21,9 @@ use crate::fleet::fence::Note;
 use crate::fleet::lease::store::{Claim, Store};
 use crate::fleet::lease::LeaseError;
 
-/// A claim this owner holds: its fencing token, and the node's mark (milliseconds, and
-/// whether this owner wrote it), if one is stored.
-type Claimed = (u64, Option<(u64, bool)>);
+/// A claim this owner holds: its fencing token, the node's mark (milliseconds, and whether
+/// this owner wrote it), if one is stored, and whether the record vouched for the claim.
+type Claimed = (u64, Option<(u64, bool)>, bool);
 
 /// One owner's lease in etcd.
 pub struct EtcdStore {
@@ -35,19 +38,93 @@ pub struct EtcdStore {
     held: Option<(u64, u64)>,
     /// The highest mark this owner knows stored for that node.
     mark: u64,
+    /// The namespace, for messages.
+    namespace: String,
+    /// This holder's layout, as the record holds it.
+    layout: String,
+    /// The incarnation this holder writes if it creates the record.
+    incarnation: u64,
+    /// What the last unvouched claim read of the record: its `create_revision` and value,
+    /// for [`settle`](Store::settle).
+    to_settle: Option<(u64, Value)>,
+}
+
+/// A namespace's record, read from etcd.
+struct RecordKv {
+    create_revision: u64,
+    value: Value,
 }
 
 impl EtcdStore {
-    pub(super) fn new(gateway: Gateway, prefix: String, owner: String, ttl: Duration) -> Self {
+    pub(super) fn new(
+        gateway: Gateway,
+        (namespace, owner): (&str, String),
+        ttl: Duration,
+        layout: &str,
+    ) -> Self {
         EtcdStore {
             gateway,
-            prefix,
+            prefix: format!("snowmint/{namespace}/"),
+            incarnation: crate::lease::owner::incarnation(&owner),
             owner,
             ttl,
             lease: None,
             held: None,
             mark: 0,
+            namespace: namespace.to_string(),
+            layout: layout.to_string(),
+            to_settle: None,
         }
+    }
+
+    fn record_key(&self) -> String {
+        format!("{}record", self.prefix)
+    }
+
+    /// Creates the namespace's record, unsettled, if etcd has none; refuses a record made
+    /// with another TTL or layout.
+    fn ensure_record(&mut self) -> Result<(), LeaseError> {
+        let key = self.record_key();
+        let value = json!({
+            "incarnation": self.incarnation.to_string(),
+            "ttl_ms": crate::lease::keeper::millis(self.ttl),
+            "layout": self.layout,
+            "settled": false,
+        });
+        let body = json!({
+            "compare": [created_at(&key, 0)],
+            "success": [{ "request_put": {
+                "key": base64::encode(key.as_bytes()),
+                "value": base64::encode(value.to_string().as_bytes()),
+            } }],
+            "failure": [{ "request_range": { "key": base64::encode(key.as_bytes()) } }],
+        });
+        let answer = self.call("create the namespace's record", "/v3/kv/txn", body)?;
+        if answer["succeeded"].as_bool() == Some(true) {
+            return Ok(());
+        }
+        let found = answer["responses"][0]["response_range"]["kvs"][0].clone();
+        match record_kv(&found) {
+            Some(record) => self.check_record(&record),
+            // Deleted in between: the claim reads it again, and finds none (unvouched).
+            None => Ok(()),
+        }
+    }
+
+    /// Refuses a record made with another TTL or layout than this holder's.
+    fn check_record(&self, record: &RecordKv) -> Result<(), LeaseError> {
+        let ttl_ms = number(&record.value["ttl_ms"]).unwrap_or(0);
+        let layout = record.value["layout"].as_str().unwrap_or("");
+        if ttl_ms == crate::lease::keeper::millis(self.ttl) && layout == self.layout {
+            return Ok(());
+        }
+        Err(LeaseError::Mismatch {
+            namespace: self.namespace.clone(),
+            record_ttl: Duration::from_millis(ttl_ms),
+            record_layout: layout.to_string(),
+            ttl: self.ttl,
+            layout: self.layout.clone(),
+        })
     }
 
     fn holder_key(&self, node: u64) -> String {
@@ -121,6 +198,7 @@ impl EtcdStore {
     /// holds it now (also when an earlier, timed-out attempt of ours created it).
     fn try_claim(&mut self, node: u64, id: i64) -> Result<Option<Claimed>, LeaseError> {
         let (holder, mark) = (self.holder_key(node), self.mark_key(node));
+        let record = self.record_key();
         let body = json!({
             "compare": [created_at(&holder, 0)],
             "success": [
@@ -130,10 +208,12 @@ impl EtcdStore {
                     "lease": id.to_string(),
                 } },
                 { "request_range": { "key": base64::encode(mark.as_bytes()) } },
+                { "request_range": { "key": base64::encode(record.as_bytes()) } },
             ],
             "failure": [
                 { "request_range": { "key": base64::encode(holder.as_bytes()) } },
                 { "request_range": { "key": base64::encode(mark.as_bytes()) } },
+                { "request_range": { "key": base64::encode(record.as_bytes()) } },
             ],
         });
         let answer = self.call("claim a node", "/v3/kv/txn", body)?;
@@ -145,10 +225,23 @@ impl EtcdStore {
                 .unwrap_or_default()
         };
         let stored_mark = range(1).first().and_then(|kv| self.parse_mark(kv));
+        let record = range(2).first().and_then(record_kv);
+        if let Some(record) = &record {
+            self.check_record(record)?;
+        }
+        // Read in the claim's own transaction: present and settled, the record vouches that
+        // etcd lost nothing since (it is linearizable; only a restore brings back an older state).
+        let vouched = record
+            .as_ref()
+            .is_some_and(|r| r.value["settled"].as_bool() == Some(true));
+        self.to_settle = match record {
+            Some(r) if !vouched => Some((r.create_revision, r.value)),
+            _ => None,
+        };
         if answer["succeeded"].as_bool() == Some(true) {
             let token = number(&answer["header"]["revision"])
                 .ok_or_else(|| malformed("claim a node", &answer))?;
-            return Ok(Some((token, stored_mark)));
+            return Ok(Some((token, stored_mark, vouched)));
         }
         // Held: by us only if an earlier attempt's reply was lost after etcd applied it.
         let holder_kv = range(0);
@@ -158,7 +251,7 @@ impl EtcdStore {
         let ours = text(&kv["value"]).as_deref() == Some(self.owner.as_str())
             && number(&kv["lease"]).and_then(|l| i64::try_from(l).ok()) == Some(id);
         match (ours, number(&kv["create_revision"])) {
-            (true, Some(token)) => Ok(Some((token, stored_mark))),
+            (true, Some(token)) => Ok(Some((token, stored_mark, vouched))),
             _ => Ok(None),
         }
     }
@@ -174,19 +267,40 @@ impl EtcdStore {
 impl Store for EtcdStore {
     fn claim(&mut self, first: u64, last: u64) -> Result<Option<Claim>, LeaseError> {
         let id = self.live_lease()?;
+        self.ensure_record()?;
         let held = self.held_nodes()?;
         for node in (first..=last).filter(|n| !held.contains(n)) {
-            if let Some((token, mark)) = self.try_claim(node, id)? {
+            if let Some((token, mark, vouched)) = self.try_claim(node, id)? {
                 self.held = Some((node, token));
                 self.mark = mark.map_or(0, |(ms, _)| ms);
                 return Ok(Some(Claim {
                     node,
                     mark: mark.map(|(ms, _)| ms),
                     mark_is_ours: mark.is_some_and(|(_, ours)| ours),
+                    vouched,
                 }));
             }
         }
         Ok(None)
+    }
+
+    fn settle(&mut self) -> Result<bool, LeaseError> {
+        let Some((revision, mut value)) = self.to_settle.clone() else {
+            return Ok(false);
+        };
+        value["settled"] = Value::Bool(true);
+        let key = self.record_key();
+        let body = json!({
+            "compare": [created_at(&key, revision)],
+            "success": [{ "request_put": {
+                "key": base64::encode(key.as_bytes()),
+                "value": base64::encode(value.to_string().as_bytes()),
+            } }],
+            "failure": [],
+        });
+        let answer = self.call("settle the namespace's record", "/v3/kv/txn", body)?;
+        self.to_settle = None;
+        Ok(answer["succeeded"].as_bool() == Some(true))
     }
 
     fn renew(&mut self, want_unix_millis: u64) -> Result<Option<u64>, LeaseError> {
@@ -262,6 +376,14 @@ fn created_at(key: &str, revision: u64) -> Value {
         "result": "EQUAL",
         "target": "CREATE",
         "create_revision": revision.to_string(),
+    })
+}
+
+/// A record's key-value, if it is one (its value JSON).
+fn record_kv(kv: &Value) -> Option<RecordKv> {
+    Some(RecordKv {
+        create_revision: number(&kv["create_revision"])?,
+        value: serde_json::from_str(&text(&kv["value"])?).ok()?,
     })
 }
 

@@ -94,6 +94,39 @@ pub enum LeaseError {
         /// The least TTL the backend takes.
         min_ttl: Duration,
     },
+    /// The namespace's record (written by its first claim, never expiring) holds another TTL
+    /// or layout than this lease's. Every holder of a namespace must mint with one layout
+    /// (marks are times, node numbers mean nothing across layouts) and one TTL (the
+    /// forgetting rule waits out the others' TTL).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use snowmint::lease::LeaseError;
+    ///
+    /// let err = LeaseError::Mismatch {
+    ///     namespace: "orders".into(),
+    ///     record_ttl: Duration::from_secs(10),
+    ///     record_layout: "41+10+12 bits".into(),
+    ///     ttl: Duration::from_secs(5),
+    ///     layout: "41+10+12 bits".into(),
+    /// };
+    /// assert!(err.to_string().starts_with(
+    ///     "namespace \"orders\" was made with TTL 10s and layout 41+10+12 bits, \
+    ///      but this lease has TTL 5s and layout 41+10+12 bits"
+    /// ));
+    /// ```
+    Mismatch {
+        /// The namespace.
+        namespace: String,
+        /// The TTL its record holds.
+        record_ttl: Duration,
+        /// The layout its record holds.
+        record_layout: String,
+        /// This lease's TTL.
+        ttl: Duration,
+        /// This lease's layout.
+        layout: String,
+    },
     /// The mark is past the layout's expiry.
     Layout(LayoutError),
     /// The source's builder refused its settings (its error is the `source()`).
@@ -150,6 +183,18 @@ impl fmt::Display for LeaseError {
                 f,
                 "lease TTL {ttl:?} with margin {margin:?} is not allowed: the TTL must be {min_ttl:?} to 1 day \
                  and the margin at most half of it"
+            ),
+            LeaseError::Mismatch {
+                namespace,
+                record_ttl,
+                record_layout,
+                ttl,
+                layout,
+            } => write!(
+                f,
+                "namespace {namespace:?} was made with TTL {record_ttl:?} and layout {record_layout}, but this lease \
+                 has TTL {ttl:?} and layout {layout}: every holder of a namespace must use the TTL and layout it \
+                 was made with; use those, or another namespace"
             ),
             LeaseError::Layout(e) => e.fmt(f),
             LeaseError::Build(_) => f.write_str("the leased source could not be built"),

@@ -18,6 +18,9 @@ pub(crate) struct LeaseKeeper<S> {
     /// Every ID issued is after this time (Unix ms): the marks found at each claim, and the
     /// forgetting rule's wait after each claim of a key the store did not hold.
     pub(crate) floor: Option<u64>,
+    /// Whether the last claim was unvouched and the namespace's record is still to be
+    /// settled: at the first renewal that succeeds once the clock is past `floor`.
+    pub(crate) unsettled: bool,
 }
 
 /// Milliseconds of a duration, saturating.
@@ -25,9 +28,11 @@ pub(crate) fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// The forgetting rule: after claiming a node whose key the store did not hold (never held,
-/// released, expired, or lost by a restart or a fail-over: the store cannot tell which), mint
-/// only IDs stamped after `claimed_unix_nanos + ttl + margin`. An earlier holder that still
+/// The forgetting rule: after a claim the store does not vouch for (see
+/// [`Claim::vouched`](super::store::Claim::vouched): the namespace's record missing, not yet
+/// settled, or settled by another Redis server, so the key may have been lost by a restart or
+/// a fail-over rather than released or expired), mint only IDs stamped after
+/// `claimed_unix_nanos + ttl + margin`. An earlier holder that still
 /// believed it held the node recorded no mark later than its last renewal plus the TTL, and
 /// its own deadline passed `margin` before that: by then it has fenced itself.
 pub(crate) fn forgetting_floor(claimed_unix_nanos: u64, ttl: Duration, margin: Duration) -> u64 {
@@ -56,6 +61,21 @@ impl<S: Store> LeaseKeeper<S> {
         sent_nanos.saturating_add(u64::try_from(window.as_nanos()).unwrap_or(u64::MAX))
     }
 
+    /// Settles the namespace's record once the forgetting rule's wait after an unvouched
+    /// claim is over (the clock, read before a renewal that succeeded, past the floor). A
+    /// failure is tried again at the next renewal.
+    fn settle_when_due(&mut self, now_nanos: u64) {
+        let past = self
+            .floor
+            .is_none_or(|floor| u128::from(now_nanos) > u128::from(floor) * 1_000_000);
+        if self.unsettled && past {
+            if let Ok(done) = self.store.settle() {
+                self.unsettled = false;
+                crate::events::lease_record_settled(self.node, done);
+            }
+        }
+    }
+
     /// The lease was not held any more (it expired, or the store lost it): claim the same
     /// node back if it is free, and mint again only after the forgetting rule's wait and
     /// after whoever held it meanwhile.
@@ -75,7 +95,13 @@ impl<S: Store> LeaseKeeper<S> {
         let took = u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX);
         let claimed = now_nanos.saturating_add(took);
         let theirs = claim.mark.filter(|_| !claim.mark_is_ours);
-        let floor = forgetting_floor(claimed, self.ttl, self.margin).max(theirs.unwrap_or(0));
+        let rule = if claim.vouched {
+            0
+        } else {
+            self.unsettled = true;
+            forgetting_floor(claimed, self.ttl, self.margin)
+        };
+        let floor = rule.max(theirs.unwrap_or(0));
         crate::events::lease_taken_back(node, floor);
         self.floor = self.floor.max(Some(floor));
         match self.renew_at(claimed) {
@@ -100,7 +126,10 @@ impl<S: Store> Keeper for LeaseKeeper<S> {
     fn renew(&mut self, now_nanos: u64) -> Renewal {
         let since = Instant::now();
         match self.renew_at(now_nanos) {
-            Ok(Some(held)) => held,
+            Ok(Some(held)) => {
+                self.settle_when_due(now_nanos);
+                held
+            }
             Ok(None) => self.take_back(now_nanos, since),
             Err(e) => Renewal::Failed(Arc::new(e)),
         }

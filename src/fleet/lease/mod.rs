@@ -8,13 +8,18 @@
 //!
 //! # The rules
 //! - **Claim** a node whose key the store does not hold, atomically with other claimers.
-//! - **The forgetting rule.** A key the store does not hold was never held, was released,
-//!   expired, or was lost by a restart or a fail-over: the store cannot tell which. So after
-//!   every such claim (the first one, and taking a lapsed node back) the holder mints only
-//!   IDs stamped after `claim + TTL + margin`, and [`acquire`](Lease::acquire) waits that
-//!   long. An earlier holder that still believed it held the node recorded no mark later
-//!   than its last renewal plus the TTL, and stopped itself at its deadline, `margin` before
-//!   that. The cost: one TTL plus the margin at every start.
+//! - **The namespace's record**, written by its first claim and never expired: a random
+//!   incarnation, the TTL and the layout (with the leased node range) it was made with. A
+//!   holder with another TTL or layout is refused ([`LeaseError::Mismatch`]).
+//! - **The forgetting rule, only where the store may have forgotten.** A key the store does
+//!   not hold was never held, released, expired, or lost by a restart or a fail-over. A claim
+//!   the store vouches for (the record present and *settled*: on Redis, settled by the very
+//!   server that answers) starts after the node's mark at once; any other claim (a new
+//!   namespace, a wiped store, a Redis server restarted or failed over) mints only IDs
+//!   stamped after `claim + TTL + margin`, and [`acquire`](Lease::acquire) waits that long,
+//!   then settles the record. An earlier holder that still believed it held the node
+//!   recorded no mark later than its last renewal plus the TTL, and stopped itself at its
+//!   deadline, `margin` before that. [`crate::docs::fleets`] gives the reasoning.
 //! - **Marks.** Every renewal (every third of the TTL) extends the key and raises the node's
 //!   mark to `now + TTL` *before* the source may mint up to it; the next holder starts after
 //!   the mark. A clean release lowers the mark to the last time issued.
@@ -28,10 +33,65 @@
 
 mod error;
 pub(crate) mod keeper;
-mod owner;
+pub(crate) mod owner;
 pub(crate) mod store;
 
 pub use self::error::LeaseError;
+
+/// What [`Lease::acquire_with`] is doing, reported to its callback as each step begins: for
+/// a service to say what it waits for (and until when) while it is not ready yet.
+///
+/// ```
+/// use snowmint::lease::AcquireProgress;
+///
+/// let step = AcquireProgress::Forgetting { node: 3, until_unix_millis: 1_700_000_012_000 };
+/// assert_eq!(step.waits_until_unix_millis(), Some(1_700_000_012_000));
+/// assert_eq!(AcquireProgress::Claiming.waits_until_unix_millis(), None);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AcquireProgress {
+    /// Claiming a node in the store.
+    Claiming,
+    /// Node `node` was claimed, but the store cannot vouch that it lost no write (a new
+    /// namespace, a wiped store, a Redis server restarted or failed over): waiting for the
+    /// forgetting rule, until the clock reads `until_unix_millis` (the node's mark included).
+    Forgetting {
+        /// The node claimed.
+        node: u64,
+        /// Until when, Unix milliseconds on the source's clock.
+        until_unix_millis: u64,
+    },
+    /// Node `node` was claimed and the store vouches for it; waiting for the clock to pass
+    /// the node's mark, `until_unix_millis`.
+    PastMark {
+        /// The node claimed.
+        node: u64,
+        /// The mark, Unix milliseconds on the source's clock.
+        until_unix_millis: u64,
+    },
+}
+
+impl AcquireProgress {
+    /// Until when this step waits, Unix milliseconds (`None` while claiming).
+    ///
+    /// ```
+    /// use snowmint::lease::AcquireProgress;
+    /// let step = AcquireProgress::PastMark { node: 0, until_unix_millis: 5 };
+    /// assert_eq!(step.waits_until_unix_millis(), Some(5));
+    /// ```
+    pub fn waits_until_unix_millis(&self) -> Option<u64> {
+        match self {
+            AcquireProgress::Claiming => None,
+            AcquireProgress::Forgetting {
+                until_unix_millis, ..
+            }
+            | AcquireProgress::PastMark {
+                until_unix_millis, ..
+            } => Some(*until_unix_millis),
+        }
+    }
+}
 
 use std::ops::RangeInclusive;
 use std::sync::Arc;
@@ -66,13 +126,16 @@ pub(crate) mod sealed_backend {
         const NAME: &'static str;
         /// The least TTL it keeps reliably.
         const MIN_TTL: Duration;
-        /// Opens the store for `owner`, with keys under `namespace`.
+        /// Opens the store for `owner`, with keys under `namespace`, for a holder with this
+        /// TTL and layout (its [`describe`](super::describe)d form), which the namespace's
+        /// record must match.
         fn open(
             &self,
             namespace: &str,
             owner: &str,
             ttl: Duration,
             io_timeout: Duration,
+            layout: &str,
         ) -> Result<Self::Store, LeaseError>;
     }
 }
@@ -158,7 +221,8 @@ impl<B: Backend> Lease<B> {
 
     /// How long a lease lives without renewal (default 10 s; Redis 30 ms to 1 day, etcd 1 s
     /// to 1 day). A crashed process's node is free again after this long; renewals come every
-    /// third of it; every start waits this long plus the margin (the forgetting rule).
+    /// third of it; a start the store cannot vouch for (a new namespace, a store that may
+    /// have lost writes) waits this long plus the margin (the forgetting rule).
     ///
     /// ```
     /// # #[cfg(feature = "redis")] {
@@ -267,7 +331,8 @@ impl<B: Backend> Lease<B> {
         &self.backend
     }
 
-    /// Claims a free node, waits out the forgetting rule and the node's mark, records the
+    /// Claims a free node, waits out the node's mark (and the forgetting rule, where the store
+    /// cannot vouch that it lost no write), records the
     /// first window, and returns the source (its node set to the one leased; the builder's
     /// node is ignored). A background thread renews the lease until the source is dropped,
     /// which releases the node.
@@ -288,6 +353,41 @@ impl<B: Backend> Lease<B> {
         <S::Source as IdSource>::Clock: Clone + 'static,
         <S::Source as IdSource>::Error: Into<FenceError>,
     {
+        self.acquire_with(builder, |_| {})
+    }
+
+    /// As [`acquire`](Self::acquire), calling `on_progress` as each step begins: the claim,
+    /// then the wait, if any, with its reason and its end ([`AcquireProgress`]). It runs on
+    /// the calling thread, between store calls: keep it short.
+    ///
+    /// ```no_run
+    /// # #[cfg(feature = "redis")] {
+    /// use snowmint::lease::AcquireProgress;
+    /// use snowmint::redis::RedisLease;
+    /// use snowmint::{Generator, Layout};
+    ///
+    /// let gen = RedisLease::new("redis://127.0.0.1:6379/")?.acquire_with(
+    ///     Generator::builder(Layout::TWITTER),
+    ///     |step| match step {
+    ///         AcquireProgress::Forgetting { node, until_unix_millis } => {
+    ///             eprintln!("node {node}: the store may have forgotten; waiting until {until_unix_millis} ms")
+    ///         }
+    ///         other => eprintln!("{other:?}"),
+    ///     },
+    /// )?;
+    /// # }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn acquire_with<S>(
+        &self,
+        builder: S,
+        mut on_progress: impl FnMut(AcquireProgress),
+    ) -> Result<Fenced<S::Source>, LeaseError>
+    where
+        S: SourceBuilder,
+        <S::Source as IdSource>::Clock: Clone + 'static,
+        <S::Source as IdSource>::Error: Into<FenceError>,
+    {
         let layout = *builder.layout();
         let (first, last) = self.range(builder.max_node())?;
         let margin = self.margin_set();
@@ -303,9 +403,11 @@ impl<B: Backend> Lease<B> {
             .unwrap_or(self.ttl / 10)
             .max(Duration::from_millis(1));
         let owner = owner::owner_token();
-        let mut store = self
-            .backend
-            .open(&self.namespace, &owner, self.ttl, io_timeout)?;
+        let described = describe(&layout, builder.max_node());
+        let mut store =
+            self.backend
+                .open(&self.namespace, &owner, self.ttl, io_timeout, &described)?;
+        on_progress(AcquireProgress::Claiming);
         // Before the claim is sent: the store keeps the key at least a TTL after it.
         let claim_sent = Instant::now();
         let claim = store
@@ -324,8 +426,15 @@ impl<B: Backend> Lease<B> {
             ttl: self.ttl,
             margin,
             floor: claim.mark,
+            unsettled: !claim.vouched,
         };
-        match self.start(builder.node(node), &mut keeper, claim.mark, claim_sent) {
+        let started = self.start(
+            builder.node(node),
+            &mut keeper,
+            (&claim, claim_sent),
+            &mut on_progress,
+        );
+        match started {
             Ok((source, first)) => Ok(Fenced::start_with(
                 source,
                 node,
@@ -350,9 +459,10 @@ impl<B: Backend> Lease<B> {
         &self,
         builder: S,
         keeper: &mut LeaseKeeper<T>,
-        mark: Option<u64>,
-        claim_sent: Instant,
+        (claim, claim_sent): (&store::Claim, Instant),
+        on_progress: &mut impl FnMut(AcquireProgress),
     ) -> Result<(S::Source, Renewal), LeaseError> {
+        let mark = claim.mark;
         let mut held = Held {
             until: claim_sent + self.ttl.saturating_sub(keeper.margin),
             window: self.ttl.saturating_sub(keeper.margin),
@@ -372,9 +482,14 @@ impl<B: Backend> Lease<B> {
             .build()
             .map_err(|e| LeaseError::Build(Arc::new(e)))?;
         // Read after the claim returned, on the clock the IDs are stamped with: the
-        // forgetting rule counts from the claim.
+        // forgetting rule counts from the claim. A vouched claim needs only the mark.
         let claimed = source.clock().now_unix_nanos();
-        let floor = forgetting_floor(claimed, self.ttl, keeper.margin).max(mark.unwrap_or(0));
+        let rule = if claim.vouched {
+            0
+        } else {
+            forgetting_floor(claimed, self.ttl, keeper.margin)
+        };
+        let floor = rule.max(mark.unwrap_or(0));
         keeper.floor = Some(floor);
         if let Some(mark) = mark {
             let ahead = behind(&source, mark);
@@ -386,6 +501,17 @@ impl<B: Backend> Lease<B> {
                     cause: MintError::ClockBehind { behind: ahead },
                 });
             }
+        }
+        if !claim.vouched {
+            on_progress(AcquireProgress::Forgetting {
+                node,
+                until_unix_millis: floor,
+            });
+        } else if behind(&source, floor) > Duration::ZERO {
+            on_progress(AcquireProgress::PastMark {
+                node,
+                until_unix_millis: floor,
+            });
         }
         // The rule's wait is TTL + margin by construction; the mark may add `max_wait`.
         let bound = self.ttl + keeper.margin + self.max_wait;
@@ -451,6 +577,22 @@ impl<B: Backend> Lease<B> {
         }
         Ok((first, last))
     }
+}
+
+/// The layout as a namespace's record holds it: every field that gives a node's IDs their
+/// meaning (bit widths, unit, epoch, order, time grid) and the leased node range's top, so
+/// that two holders of one node number always mint disjoint IDs.
+pub(crate) fn describe(layout: &crate::Layout, max_node: u64) -> String {
+    format!(
+        "{}+{}+{} bits, unit {} ns, epoch {} ns, {:?}, {:?}, nodes 0..={max_node}",
+        layout.time_bits(),
+        layout.node_bits(),
+        layout.sequence_bits(),
+        layout.unit_nanos(),
+        layout.epoch_unix_nanos(),
+        layout.order(),
+        layout.time_grid(),
+    )
 }
 
 /// How long a claim is proven held while [`Lease::acquire`] waits, and how it keeps it so.

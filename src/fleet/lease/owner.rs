@@ -14,3 +14,10 @@ pub(crate) fn owner_token() -> String {
         crate::clock::system_unix_nanos()
     )
 }
+
+/// A random number for a namespace's record: std's randomly seeded hasher (the OS's
+/// randomness), over the owner token.
+pub(crate) fn incarnation(owner: &str) -> u64 {
+    use std::hash::BuildHasher;
+    std::collections::hash_map::RandomState::new().hash_one(owner)
+}

@@ -15,6 +15,10 @@ pub struct Claim {
     pub mark: Option<u64>,
     /// Whether this lease wrote that mark itself (an earlier tenure of this process).
     pub mark_is_ours: bool,
+    /// Whether the store vouches that it lost no write of this node since its mark (if any)
+    /// was written: the namespace's record was present, settled, and (Redis) settled by the
+    /// server that answered. Only an unvouched claim waits the forgetting rule.
+    pub vouched: bool,
 }
 
 /// One backend's side of a lease, for one owner. Every call is a few round trips, bounded
@@ -34,6 +38,12 @@ pub trait Store: Send + 'static {
     /// Frees the node, leaving `mark_unix_millis` as its mark (no mark if `None`), if this
     /// owner still holds it.
     fn release(&mut self, mark_unix_millis: Option<u64>) -> Result<(), LeaseError>;
+
+    /// Marks the namespace's record settled: the store vouches for the claims that follow.
+    /// Called once the forgetting rule's wait after an unvouched claim is over and a renewal
+    /// has succeeded; a no-op (`Ok(false)`) if the store changed since that claim (another
+    /// record, another Redis server), so that the wait vouches only for the store it began on.
+    fn settle(&mut self) -> Result<bool, LeaseError>;
 
     /// The fencing token of the current claim: a number the store raises with every claim of
     /// any node of the namespace and never reuses (etcd: the key's `create_revision`), or

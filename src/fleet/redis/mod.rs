@@ -10,6 +10,9 @@
 //! - `snowmint:NS:node:N`: the owner's token, with the lease's TTL;
 //! - `snowmint:NS:node:N:last`: a hash, `ms` (the mark, Unix milliseconds: no ID of this
 //!   node was issued with a later time) and `owner` (who wrote it). It has no TTL.
+//! - `snowmint:NS:record`: the namespace's record, a hash: `incarnation`, `ttl_ms`,
+//!   `layout`, and `server`, the identity (`run_id/master_replid`) of the server that
+//!   settled it (empty until then). It has no TTL.
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -31,7 +34,7 @@ pub use crate::fleet::lease::{Lease, LeaseError};
 
 use std::time::Duration;
 
-use self::store::{redis_error, Conn, RedisStore};
+use self::store::{redis_error, Conn, Record, RedisStore};
 
 /// The Redis backend of a [`Lease`]: a client for one Redis server (or one cluster slot).
 ///
@@ -55,6 +58,7 @@ impl crate::fleet::lease::sealed_backend::Sealed for Redis {
         owner: &str,
         ttl: Duration,
         io_timeout: Duration,
+        layout: &str,
     ) -> Result<RedisStore, LeaseError> {
         Ok(RedisStore {
             conn: Conn::new(self.client.clone(), io_timeout),
@@ -62,8 +66,20 @@ impl crate::fleet::lease::sealed_backend::Sealed for Redis {
             owner: owner.to_string(),
             ttl,
             keys: None,
+            record: Record {
+                key: record_key(namespace),
+                layout: layout.to_string(),
+                incarnation: crate::lease::owner::incarnation(owner),
+            },
+            namespace: namespace.to_string(),
+            to_settle: None,
         })
     }
+}
+
+/// The key of a namespace's record.
+fn record_key(namespace: &str) -> String {
+    format!("snowmint:{namespace}:record")
 }
 
 /// The prefix of a namespace's node keys.
@@ -77,10 +93,15 @@ fn key_prefix(namespace: &str) -> String {
 /// - **Acquire**: one Lua script tries `SET snowmint:NS:node:N TOKEN NX PX ttl` for each
 ///   node of the range in turn and returns the first it got, with the node's stored mark.
 ///   Redis runs scripts one at a time, so two processes never get the same free node.
-/// - **The forgetting rule** ([`lease`](crate::lease)): the key was absent, so the
-///   generator mints only after one TTL plus the margin, and after the node's mark (the last
-///   time the previous owner may have issued; a mark further ahead of this clock than
-///   [`max_wait`](Lease::max_wait) is [`LeaseError::MarkAhead`] at once).
+/// - **The record**: the same script reads the namespace's record (creating it if absent),
+///   refuses another TTL or layout, and reads the server's `run_id` and `master_replid`
+///   (`INFO` from inside the script, so the identity is the one that ran the claim).
+/// - **The forgetting rule** ([`lease`](crate::lease)): unless the record was settled by
+///   this very server (a restart gives a new `run_id`, a fail-over or a resync another
+///   `master_replid`: either may have lost writes), the generator mints only after one TTL
+///   plus the margin, then settles the record for this server. Always after the node's mark
+///   (the last time the previous owner may have issued; a mark further ahead of this clock
+///   than [`max_wait`](Lease::max_wait) is [`LeaseError::MarkAhead`] at once).
 /// - **Renew**: every third of the TTL, a script checks the token, extends the TTL and
 ///   raises the mark to `now + ttl`. The generator hands out no ID stamped after the mark
 ///   recorded in Redis, so the next owner, who starts after the mark, can never repeat one.
@@ -103,12 +124,17 @@ fn key_prefix(namespace: &str) -> String {
 /// minting until the first has fenced itself and its whole reserved window has passed.
 ///
 /// # Not guaranteed
-/// - **Fast starts.** Every start waits one TTL plus the margin, since Redis cannot tell a
-///   node never held from one whose key it lost. A shorter TTL shortens it.
+/// - **Fast starts after Redis changed.** The first claim of a namespace, and the first after
+///   the server restarted, failed over or was resynced, waits one TTL plus the margin; every
+///   other start (a graceful restart, a rolling one) waits only for the node's mark.
+/// - **Loss the identity does not show**: `DEBUG RELOAD NOSAVE`, `RESTORE` or a copy of the
+///   keys from elsewhere onto a running server. Use [`Lease::namespace`] anew, or delete the
+///   record while no holder runs.
 /// - **A fencing token.** Redis has none: [`Fenced::token`](crate::Fenced::token) is
 ///   `None`. [`EtcdLease`](crate::etcd::EtcdLease) has one.
-/// - **One namespace per layout, one TTL per namespace.** Marks are times; node numbers
-///   mean nothing across layouts, and the forgetting rule waits this process's TTL.
+/// - **One namespace per layout, one TTL per namespace**, enforced by the record
+///   ([`LeaseError::Mismatch`]): marks are times, node numbers mean nothing across layouts,
+///   and the forgetting rule waits this process's TTL.
 /// - A cluster: the acquisition script builds its keys, so all keys of a namespace must be
 ///   on one node (a single Redis, or a namespace in braces, `{orders}`, for one slot).
 ///

@@ -10,26 +10,63 @@ use crate::fleet::lease::keeper::millis;
 use crate::fleet::lease::store::{Claim, Store};
 use crate::fleet::lease::LeaseError;
 
-/// Takes the first free node of `ARGV[2]..=ARGV[3]` with `SET owner_key owner NX PX ttl`,
-/// scanning from `ARGV[4]` and wrapping, and returns `{node, mark_ms, mark_owner}` (`-1`
-/// when every node is held). Atomic: Redis runs a script alone, so two acquirers never
-/// both see a node free. Keys are built inside the script, so it needs a single Redis (or
-/// one cluster slot: put the namespace in braces).
+/// The identity of the server that runs a script: its `run_id` (new at every start) and its
+/// `master_replid` (new at every promotion, and taken from the master while a replica), so
+/// that a server that loaded an older snapshot, or was given another server's data, never
+/// passes for the one that settled the record. `INFO` may be called from a script (checked
+/// on Redis 7.0).
+const SERVER_ID: &str = r"
+local function server_id()
+  local s = redis.call('INFO', 'server')
+  local r = redis.call('INFO', 'replication')
+  return (string.match(s, 'run_id:(%x+)') or '?') .. '/' .. (string.match(r, 'master_replid:(%x+)') or '?')
+end
+";
+
+/// Checks the namespace's record `ARGV[7]` (created, unsettled, if absent; a record with
+/// another TTL or layout returns `{-2, its ttl_ms, its layout}`), then takes the first free
+/// node of `ARGV[2]..=ARGV[3]` with `SET owner_key owner NX PX ttl`, scanning from `ARGV[4]`
+/// and wrapping, and returns `{node, mark_ms, mark_owner, vouched, server, incarnation}`
+/// (`-1` when every node is held). `vouched` is 1 when the record was settled by this very
+/// server. Atomic: Redis runs a script alone, so two acquirers never both see a node free,
+/// and the record is read with the claim. Keys are built inside the script, so it needs a
+/// single Redis (or one cluster slot: put the namespace in braces).
 ///
-/// ARGV: prefix, first, last, start, owner, ttl_ms.
+/// ARGV: prefix, first, last, start, owner, ttl_ms, record key, layout, incarnation.
 const ACQUIRE: &str = r"
 local prefix, owner, ttl = ARGV[1], ARGV[5], ARGV[6]
 local first, last, start = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local here = server_id()
+local rec = redis.call('HMGET', ARGV[7], 'ttl_ms', 'layout', 'server', 'incarnation')
+local settled = false
+if not rec[1] then
+  redis.call('HSET', ARGV[7], 'incarnation', ARGV[9], 'ttl_ms', ttl, 'layout', ARGV[8], 'server', '')
+  rec[4] = ARGV[9]
+elseif rec[1] ~= ttl or rec[2] ~= ARGV[8] then
+  return {-2, rec[1], rec[2] or '', 0, '', ''}
+else
+  settled = rec[3] == here
+end
 local n = last - first + 1
 for i = 0, n - 1 do
   local node = first + (start - first + i) % n
   local key = prefix .. node
   if redis.call('SET', key, owner, 'NX', 'PX', ttl) then
     local mark = redis.call('HMGET', key .. ':last', 'ms', 'owner')
-    return {node, mark[1] or '', mark[2] or ''}
+    return {node, mark[1] or '', mark[2] or '', settled and 1 or 0, here, rec[4]}
   end
 end
-return {-1, '', ''}
+return {-1, '', '', 0, '', ''}
+";
+
+/// Settles the record `KEYS[1]` (its `server` set to this server's identity) if it is still
+/// incarnation `ARGV[1]` and this server is still `ARGV[2]`, the one the claim was made on:
+/// 1, else 0.
+const SETTLE: &str = r"
+if redis.call('HGET', KEYS[1], 'incarnation') ~= ARGV[1] then return 0 end
+if server_id() ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'server', ARGV[2])
+return 1
 ";
 
 /// If `KEYS[1]` is still held by `ARGV[1]`: extends it by `ARGV[2]` ms, raises the mark in
@@ -67,6 +104,22 @@ pub(super) struct Taken {
     pub(super) mark: Option<u64>,
     /// Who wrote the mark.
     pub(super) mark_owner: String,
+    /// Whether the record was settled by the server that answered.
+    pub(super) vouched: bool,
+    /// That server's identity, and the record's incarnation: what a settle must find again.
+    pub(super) settle: (String, String),
+}
+
+/// What [`Conn::acquire`] found.
+pub(super) enum Acquired {
+    Taken(Taken),
+    /// Every node of the range is held.
+    AllHeld,
+    /// The record holds another TTL (ms) and layout.
+    Mismatch {
+        ttl_ms: u64,
+        layout: String,
+    },
 }
 
 /// A connection to Redis with the lease's scripts, reconnecting after errors.
@@ -77,6 +130,7 @@ pub(super) struct Conn {
     acquire: Script,
     renew: Script,
     release: Script,
+    settle: Script,
 }
 
 impl Conn {
@@ -85,9 +139,10 @@ impl Conn {
             client,
             conn: None,
             timeout,
-            acquire: Script::new(ACQUIRE),
+            acquire: Script::new(&format!("{SERVER_ID}{ACQUIRE}")),
             renew: Script::new(RENEW),
             release: Script::new(RELEASE),
+            settle: Script::new(&format!("{SERVER_ID}{SETTLE}")),
         }
     }
 
@@ -107,6 +162,7 @@ impl Conn {
             acquire: &self.acquire,
             renew: &self.renew,
             release: &self.release,
+            settle: &self.settle,
         };
         let result = match self.conn.as_mut() {
             Some(c) => f(&scripts, c),
@@ -118,16 +174,19 @@ impl Conn {
         result
     }
 
-    /// Takes a free node of `first..=last`, trying `start` first.
+    /// Takes a free node of `first..=last`, trying `start` first, checking the namespace's
+    /// record (`record`: its key, this holder's layout and a new incarnation).
     pub(super) fn acquire(
         &mut self,
         prefix: &str,
         (first, last, start): (u64, u64, u64),
         owner: &str,
         ttl: Duration,
-    ) -> RedisResult<Option<Taken>> {
+        record: &Record,
+    ) -> RedisResult<Acquired> {
         let ttl_ms = millis(ttl);
-        let (node, mark, mark_owner): (i64, String, String) = self.with(|s, c| {
+        type Reply = (i64, String, String, i64, String, String);
+        let (node, mark, mark_owner, vouched, server, incarnation): Reply = self.with(|s, c| {
             s.acquire
                 .prepare_invoke()
                 .arg(prefix)
@@ -136,13 +195,38 @@ impl Conn {
                 .arg(start)
                 .arg(owner)
                 .arg(ttl_ms)
+                .arg(&record.key)
+                .arg(&record.layout)
+                .arg(record.incarnation)
                 .invoke(c)
         })?;
-        Ok(u64::try_from(node).ok().map(|node| Taken {
-            node,
-            mark: mark.parse().ok(),
-            mark_owner,
-        }))
+        Ok(match node {
+            -2 => Acquired::Mismatch {
+                ttl_ms: mark.parse().unwrap_or(0),
+                layout: mark_owner,
+            },
+            _ => match u64::try_from(node) {
+                Ok(node) => Acquired::Taken(Taken {
+                    node,
+                    mark: mark.parse().ok(),
+                    mark_owner,
+                    vouched: vouched == 1,
+                    settle: (server, incarnation),
+                }),
+                Err(_) => Acquired::AllHeld,
+            },
+        })
+    }
+
+    /// Settles the record if it is still `incarnation` on the server `server`.
+    pub(super) fn settle(
+        &mut self,
+        key: &str,
+        (server, incarnation): &(String, String),
+    ) -> RedisResult<bool> {
+        let done: i64 =
+            self.with(|s, c| s.settle.key(key).arg(incarnation).arg(server).invoke(c))?;
+        Ok(done == 1)
     }
 
     /// Extends the lease and raises the mark to `want_ms`: the mark now stored, or `None` if
@@ -191,6 +275,15 @@ struct Scripts<'a> {
     acquire: &'a Script,
     renew: &'a Script,
     release: &'a Script,
+    settle: &'a Script,
+}
+
+/// The namespace's record, as this holder would write it: a hash at `key` with
+/// `incarnation`, `ttl_ms`, `layout` and `server` (empty until settled).
+pub(super) struct Record {
+    pub(super) key: String,
+    pub(super) layout: String,
+    pub(super) incarnation: u64,
 }
 
 /// The two keys of one node.
@@ -218,22 +311,59 @@ pub struct RedisStore {
     pub(super) ttl: Duration,
     /// The keys of the node claimed last.
     pub(super) keys: Option<Keys>,
+    /// The namespace's record, as this holder would write it.
+    pub(super) record: Record,
+    /// The namespace, for messages.
+    pub(super) namespace: String,
+    /// What the last unvouched claim saw: the server and the record's incarnation.
+    pub(super) to_settle: Option<(String, String)>,
 }
 
 impl Store for RedisStore {
     fn claim(&mut self, first: u64, last: u64) -> Result<Option<Claim>, LeaseError> {
-        let taken = self
+        let acquired = self
             .conn
-            .acquire(&self.prefix, (first, last, first), &self.owner, self.ttl)
+            .acquire(
+                &self.prefix,
+                (first, last, first),
+                &self.owner,
+                self.ttl,
+                &self.record,
+            )
             .map_err(|e| redis_error("acquire a node", e))?;
-        Ok(taken.map(|t| {
-            self.keys = Some(Keys::new(&self.prefix, t.node));
-            Claim {
-                node: t.node,
-                mark: t.mark,
-                mark_is_ours: t.mark_owner == self.owner,
+        let t = match acquired {
+            Acquired::Taken(t) => t,
+            Acquired::AllHeld => return Ok(None),
+            Acquired::Mismatch { ttl_ms, layout } => {
+                return Err(LeaseError::Mismatch {
+                    namespace: self.namespace.clone(),
+                    record_ttl: Duration::from_millis(ttl_ms),
+                    record_layout: layout,
+                    ttl: self.ttl,
+                    layout: self.record.layout.clone(),
+                })
             }
+        };
+        self.keys = Some(Keys::new(&self.prefix, t.node));
+        self.to_settle = (!t.vouched).then_some(t.settle);
+        Ok(Some(Claim {
+            node: t.node,
+            mark: t.mark,
+            mark_is_ours: t.mark_owner == self.owner,
+            vouched: t.vouched,
         }))
+    }
+
+    fn settle(&mut self) -> Result<bool, LeaseError> {
+        let Some(seen) = &self.to_settle else {
+            return Ok(false);
+        };
+        let done = self
+            .conn
+            .settle(&self.record.key, seen)
+            .map_err(|e| redis_error("settle the namespace's record", e))?;
+        self.to_settle = None;
+        Ok(done)
     }
 
     fn renew(&mut self, want_unix_millis: u64) -> Result<Option<u64>, LeaseError> {

@@ -630,8 +630,20 @@ fn redis_lease_acquisitions() {
         gauge(&metrics, "snowmint_lease_node"),
         Some(nodes[1] as f64)
     );
-    let infos: Vec<_> = events.iter().filter(|e| e.level == Level::INFO).collect();
+    let infos: Vec<_> = events
+        .iter()
+        .filter(|e| e.level == Level::INFO && e.message.starts_with("leased"))
+        .collect();
     assert_eq!(infos.len(), 2, "{events:?}");
+    // The namespace is new: the first claim waits and settles its record, the second is
+    // vouched for and settles nothing.
+    let settled: Vec<_> = events
+        .iter()
+        .filter(|e| e.message.starts_with("the forgetting rule's wait is over"))
+        .collect();
+    assert_eq!(settled.len(), 1, "{events:?}");
+    assert_eq!(settled[0].field("node"), nodes[0].to_string());
+    assert_eq!(settled[0].field("settled"), "true");
     for (e, node) in infos.iter().zip(&nodes) {
         assert_eq!(e.message, "leased a node from Redis");
         assert_eq!(e.field("node"), node.to_string());
@@ -731,6 +743,11 @@ fn redis_fence_lost_for_real() {
         outline(&events),
         [
             (Level::INFO, "leased a node from Redis"),
+            (
+                Level::INFO,
+                "the forgetting rule's wait is over: the namespace's record now vouches for \
+                 the store (unless it changed since the claim)"
+            ),
             (Level::TRACE, "fence renewed"),
             (Level::TRACE, "fence renewed"),
             (
@@ -742,6 +759,12 @@ fn redis_fence_lost_for_real() {
             (Level::DEBUG, NOT_MINTED_FENCED),
         ]
     );
+    // The record's event names the node only (it is the namespace's, not the source's).
+    assert_eq!(events[1].field("node"), node.to_string());
+    let events: Vec<_> = events
+        .iter()
+        .filter(|e| !e.message.starts_with("the forgetting rule's wait is over"))
+        .collect();
     let node = node.to_string();
     assert!(events.iter().all(|e| e.field("node") == node), "{events:?}");
     assert!(

@@ -10,16 +10,16 @@
 
 #[path = "common/etcd.rs"]
 mod etcd;
+#[path = "common/restart.rs"]
+mod restart;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use etcd::EtcdCluster;
+use restart::{mint, timed, MARGIN, TTL};
 use snowmint::etcd::EtcdLease;
 use snowmint::lease::LeaseError;
-use snowmint::{Fenced, Generator, Id, Layout, WallClock};
-
-const TTL: Duration = Duration::from_secs(6);
-const MARGIN: Duration = Duration::from_secs(1);
+use snowmint::{Generator, Layout};
 
 fn lease(cluster: &EtcdCluster, namespace: &str) -> EtcdLease {
     EtcdLease::new(&cluster.url())
@@ -27,20 +27,6 @@ fn lease(cluster: &EtcdCluster, namespace: &str) -> EtcdLease {
         .namespace(namespace)
         .ttl(TTL)
         .margin(MARGIN)
-}
-
-/// Acquires node `node` and returns it with how long `acquire` took.
-fn timed(lease: EtcdLease, node: u64) -> (Fenced<Generator<WallClock>>, Duration) {
-    let started = Instant::now();
-    let gen = lease
-        .nodes(node..=node)
-        .acquire(Generator::builder(Layout::TWITTER).clock(WallClock))
-        .expect("acquire");
-    (gen, started.elapsed())
-}
-
-fn mint(gen: &Fenced<Generator<WallClock>>, n: usize) -> Vec<Id> {
-    (0..n).map(|_| gen.next_id().expect("mint")).collect()
 }
 
 #[test]

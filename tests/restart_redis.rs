@@ -11,15 +11,15 @@
 
 #[path = "common/redis.rs"]
 mod redis_server;
+#[path = "common/restart.rs"]
+mod restart;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use redis_server::RedisServer;
+use restart::{mint, timed, MARGIN, TTL};
 use snowmint::redis::{LeaseError, RedisLease};
-use snowmint::{Fenced, Generator, Id, Layout, WallClock};
-
-const TTL: Duration = Duration::from_secs(6);
-const MARGIN: Duration = Duration::from_secs(1);
+use snowmint::{Generator, Layout};
 
 fn lease(server: &RedisServer, namespace: &str) -> RedisLease {
     RedisLease::new(&server.url())
@@ -27,20 +27,6 @@ fn lease(server: &RedisServer, namespace: &str) -> RedisLease {
         .namespace(namespace)
         .ttl(TTL)
         .margin(MARGIN)
-}
-
-/// Acquires node `node` and returns it with how long `acquire` took.
-fn timed(lease: RedisLease, node: u64) -> (Fenced<Generator<WallClock>>, Duration) {
-    let started = Instant::now();
-    let gen = lease
-        .nodes(node..=node)
-        .acquire(Generator::builder(Layout::TWITTER).clock(WallClock))
-        .expect("acquire");
-    (gen, started.elapsed())
-}
-
-fn mint(gen: &Fenced<Generator<WallClock>>, n: usize) -> Vec<Id> {
-    (0..n).map(|_| gen.next_id().expect("mint")).collect()
 }
 
 #[test]

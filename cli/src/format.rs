@@ -101,7 +101,7 @@ impl Format {
                 out.write_all(b"n")
             }
             Format::IntBytes => {
-                let pad = 16 - text.as_bytes().len();
+                let pad = 16 - text.len();
                 out.write_all(&b"0000000000000000"[..pad])?;
                 out.write_all(text.as_bytes())
             }

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use snowmint::{Clock, Generator, Id, Layout, ManualClock, MintError, Rollback};
 
@@ -308,7 +308,7 @@ fn a_small_rollback_is_waited_out_by_a_blocking_call() {
 
 #[test]
 fn the_clock_before_the_epoch_is_an_error() {
-    let clock = ManualClock::at_unix_millis(Layout::TWITTER.epoch_unix_millis() - 1);
+    let clock = ManualClock::at_unix_millis(Layout::TWITTER.epoch_unix_millis() - 3);
     let gen = Generator::builder(Layout::TWITTER)
         .clock(clock)
         .build()
@@ -317,13 +317,13 @@ fn the_clock_before_the_epoch_is_an_error() {
     assert_eq!(
         err,
         MintError::Layout(snowmint::LayoutError::TimeBeforeEpoch {
-            unix_millis: 1_288_834_974_656,
+            unix_millis: 1_288_834_974_654,
             epoch_unix_millis: 1_288_834_974_657
         })
     );
     assert_eq!(
         err.to_string(),
-        "the clock's time 1288834974656 ms (Unix) is before the layout epoch: allowed from 1288834974657 ms"
+        "the clock's time 1288834974654 ms (Unix) is before the layout epoch: allowed from 1288834974657 ms"
     );
 }
 
@@ -480,4 +480,73 @@ fn a_stuck_cheap_reading_is_corrected_within_1024_ids() {
             "never back to the stale time"
         );
     }
+}
+
+/// A layout whose epoch is the present mints at once on the default clock: the TSC clock's
+/// exact reading may lag the `SystemTime` the epoch was taken from by a few microseconds
+/// (its frequency error since the last re-anchor), and such a reading, within
+/// `Rollback::TOLERANCE` before the epoch, is the epoch's first tick, not `TimeBeforeEpoch`.
+#[test]
+fn a_layout_whose_epoch_is_now_mints_at_once() {
+    let mut failed = 0;
+    for i in 0..2_000 {
+        // Spread over two re-anchor periods, where the lag grows with the time since the
+        // last re-anchor.
+        if i % 2 == 0 {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let layout = Layout::TWITTER
+            .to_builder()
+            .epoch(SystemTime::now())
+            .build()
+            .unwrap();
+        let gen = Generator::builder(layout).node(1).build().unwrap();
+        match gen.next_id() {
+            Ok(id) => {
+                let after = SystemTime::now();
+                // Stamped at the epoch or after it, and not ahead of the wall clock.
+                assert!(layout.decode(id).time() <= after, "{id}");
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("{e}");
+            }
+        }
+    }
+    assert_eq!(failed, 0, "{failed} of 2000 first IDs failed");
+}
+
+/// The same, deterministic: a clock a few microseconds (up to the tolerance) before the epoch
+/// mints the epoch's first tick; beyond the tolerance it is still `TimeBeforeEpoch`.
+#[test]
+fn a_reading_within_the_tolerance_before_the_epoch_is_its_first_tick() {
+    let layout = Layout::TWITTER;
+    let epoch = layout.epoch_unix_nanos();
+    let tolerance = u64::try_from(Rollback::TOLERANCE.as_nanos()).unwrap();
+    // The IDs of a clock exactly at the epoch.
+    let at_epoch = Generator::builder(layout)
+        .clock(ManualClock::at_unix_nanos(epoch))
+        .node(5)
+        .build()
+        .unwrap();
+    let expected = [at_epoch.next_id().unwrap(), at_epoch.next_id().unwrap()];
+    assert_eq!(layout.decode(expected[1]).ticks(), 0);
+    for before in [1, 200, 1_800, 37_000, tolerance] {
+        let clock = ManualClock::at_unix_nanos(epoch - before);
+        let gen = Generator::builder(layout)
+            .clock(clock)
+            .node(5)
+            .build()
+            .unwrap();
+        let ids = [gen.next_id().unwrap(), gen.next_id().unwrap()];
+        assert_eq!(ids, expected, "{before} ns before");
+    }
+    let clock = ManualClock::at_unix_nanos(epoch - tolerance - 1);
+    let gen = Generator::builder(layout).clock(clock).build().unwrap();
+    assert!(matches!(
+        gen.next_id(),
+        Err(MintError::Layout(
+            snowmint::LayoutError::TimeBeforeEpoch { .. }
+        ))
+    ));
 }

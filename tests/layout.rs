@@ -649,6 +649,114 @@ fn twitter_vectors_from_its_idworker_spec() {
     assert!(l.first_id_at(SystemTime::now()).unwrap().to_u64() > 50_000_000_000);
 }
 
+/// bwmarrin/snowflake's arithmetic, written out as its Go source has it: `NewNode` sets
+/// `timeShift = NodeBits + StepBits`, `nodeShift = StepBits`; `Generate` returns
+/// `now<<timeShift | node<<nodeShift | step` with `now` in ms since `Epoch`; `Time()` is
+/// `(int64(id) >> timeShift) + Epoch`, `Node()` `id & nodeMask >> nodeShift`, `Step()`
+/// `id & stepMask`.
+struct GoBwmarrin {
+    node_bits: u32,
+    step_bits: u32,
+}
+
+impl GoBwmarrin {
+    const EPOCH: i64 = 1_288_834_974_657;
+
+    fn time_shift(&self) -> u32 {
+        self.node_bits + self.step_bits
+    }
+    fn generate(&self, unix_ms: i64, node: i64, step: i64) -> i64 {
+        (unix_ms - Self::EPOCH) << self.time_shift() | node << self.step_bits | step
+    }
+    fn time(&self, id: i64) -> i64 {
+        (id >> self.time_shift()) + Self::EPOCH
+    }
+    fn node(&self, id: i64) -> i64 {
+        let node_max = -1 ^ (-1_i64 << self.node_bits);
+        (id & (node_max << self.step_bits)) >> self.step_bits
+    }
+    fn step(&self, id: i64) -> i64 {
+        id & (-1 ^ (-1_i64 << self.step_bits))
+    }
+}
+
+#[test]
+fn bwmarrin_layouts_match_go_for_every_width() {
+    // The example: NodeBits 8, StepBits 8, ID 2^57 is 2^41 ms after the epoch.
+    let l = Layout::bwmarrin(8, 8).unwrap();
+    let go = GoBwmarrin {
+        node_bits: 8,
+        step_bits: 8,
+    };
+    let id = 144_115_188_075_855_872_i64;
+    assert_eq!(go.time(id), 3_487_858_230_209);
+    assert_eq!(
+        l.decode(Id::from_u64(id as u64)).unix_millis(),
+        3_487_858_230_209
+    );
+
+    let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+    for (n, s) in [
+        (10_u8, 12_u8),
+        (8, 8),
+        (5, 5),
+        (12, 10),
+        (0, 22),
+        (22, 0),
+        (0, 0),
+    ] {
+        let l = Layout::bwmarrin(n, s).unwrap();
+        let go = GoBwmarrin {
+            node_bits: n.into(),
+            step_bits: s.into(),
+        };
+        assert_eq!(u32::from(l.time_bits()), 63 - go.time_shift(), "{n}/{s}");
+        assert_eq!(
+            (l.max_bits(), l.unit(), l.epoch_unix_millis()),
+            (63, Duration::from_millis(1), 1_288_834_974_657)
+        );
+        // Go's IDs decode to Go's fields.
+        let now_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64;
+        for (ms, node, step) in [
+            (GoBwmarrin::EPOCH, 0, 0),
+            (now_ms, (1 << n) - 1, (1 << s) - 1),
+            (now_ms - 86_400_000, (1 << n) / 3, (1 << s) / 2),
+        ] {
+            let want = go.generate(ms, node, step);
+            let parts = Parts {
+                node: node as u64,
+                sequence: step as u64,
+            };
+            let id = l.compose_at(at_millis(ms as u64), parts).unwrap();
+            assert_eq!(id.to_u64() as i64, want, "{n}/{s} at {ms}");
+        }
+        // Any 63-bit value decodes as Go reads it.
+        for _ in 0..1_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let id = (x >> 1) as i64;
+            let d = l.decode(Id::from_u64(id as u64));
+            assert_eq!(d.unix_millis() as i64, go.time(id), "{n}/{s} {id}");
+            assert_eq!(d.node() as i64, go.node(id), "{n}/{s} {id}");
+            assert_eq!(d.sequence() as i64, go.step(id), "{n}/{s} {id}");
+        }
+    }
+    // NewNode refuses more than 22 node and step bits; so does the layout.
+    for (n, s) in [(12, 11), (23, 0), (0, 23), (255, 255)] {
+        assert_eq!(
+            Layout::bwmarrin(n, s),
+            Err(LayoutError::NodeStepTooWide {
+                node_bits: n,
+                step_bits: s
+            })
+        );
+    }
+}
+
 #[test]
 fn discord_vector_from_its_docs() {
     // discord.com/developers/docs/reference#snowflakes: 175928847299117063 is

@@ -71,6 +71,134 @@ fn private_ipv4_takes_the_first_private_address_and_its_low_bits() {
     );
 }
 
+/// Go's sony/sonyflake v2 `New()` with `BitsMachineID` b and no `MachineID`, written out:
+/// `machine = int(ip[2])<<8 + int(ip[3])`, then `ErrInvalidMachineID` if
+/// `machine >= 1<<b`.
+#[cfg(feature = "ip")]
+fn go_v2_machine(ip: Ipv4Addr, bits_machine: u32) -> Option<u64> {
+    let ip = ip.octets();
+    let machine = u64::from(ip[2]) << 8 | u64::from(ip[3]);
+    (machine < 1 << bits_machine).then_some(machine)
+}
+
+#[test]
+#[cfg(feature = "ip")]
+fn sonyflake_v2_rule_matches_go_for_any_machine_bits() {
+    let v4 = Ipv4Addr::new;
+    let addrs = [
+        v4(10, 0, 0, 0),
+        v4(10, 1, 3, 255),
+        v4(10, 1, 4, 0),
+        v4(192, 168, 1, 2),
+        v4(172, 16, 255, 255),
+        v4(169, 254, 128, 1),
+    ];
+    for bits in [10_u8, 16, 20] {
+        // Settings{BitsMachineID: bits}: the time gets 63 - 8 - bits.
+        let layout = Layout::SONYFLAKE_V2
+            .to_builder()
+            .node_bits(bits)
+            .time_bits(63 - 8 - bits)
+            .build()
+            .unwrap();
+        for a in addrs {
+            let got = PrivateIpv4::new()
+                .sonyflake_v2(true)
+                .from_addrs([a])
+                .node(&layout);
+            match go_v2_machine(a, u32::from(bits)) {
+                Some(machine) => assert_eq!(got, Ok(machine), "{a} at {bits} bits"),
+                None => {
+                    let err = got.unwrap_err();
+                    assert_eq!(
+                        err,
+                        NodeError::AddressOutOfRange {
+                            address: IpAddr::V4(a),
+                            value: u64::from(u16::from_be_bytes([a.octets()[2], a.octets()[3]])),
+                            max: layout.max_node(),
+                            node_bits: bits,
+                        },
+                        "{a} at {bits} bits"
+                    );
+                    let text = err.to_string();
+                    assert!(text.contains(&format!("address {a} gives node")), "{text}");
+                    assert!(
+                        text.contains(&format!("allowed 0 to {}", layout.max_node())),
+                        "{text}"
+                    );
+                }
+            }
+        }
+    }
+    // 10 bits: 10.1.4.0 does not fit, and the message says which addresses do.
+    let ten = Layout::SONYFLAKE_V2
+        .to_builder()
+        .node_bits(10)
+        .time_bits(45)
+        .build()
+        .unwrap();
+    let err = PrivateIpv4::new()
+        .sonyflake_v2(true)
+        .from_addrs([v4(10, 1, 4, 0)])
+        .node(&ten)
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("the addresses 10.1.0.0 to 10.1.3.255 give"),
+        "{err}"
+    );
+    // 20 bits: Go still takes 16 bits, where the default rule takes 20.
+    let twenty = Layout::SONYFLAKE_V2
+        .to_builder()
+        .node_bits(20)
+        .time_bits(35)
+        .build()
+        .unwrap();
+    let a = v4(10, 7, 1, 2);
+    assert_eq!(
+        PrivateIpv4::new()
+            .sonyflake_v2(true)
+            .from_addrs([a])
+            .node(&twenty),
+        Ok(1 << 8 | 2)
+    );
+    assert_eq!(
+        PrivateIpv4::new().from_addrs([a]).node(&twenty),
+        Ok(7 << 16 | 1 << 8 | 2)
+    );
+    // The default rule, unchanged: the low node bits, cut to fit.
+    assert_eq!(
+        PrivateIpv4::new().from_addrs([v4(10, 1, 4, 0)]).node(&ten),
+        Ok(0)
+    );
+    // At 16 bits both rules are v1's and v2's lower16BitPrivateIP.
+    for a in addrs {
+        assert_eq!(
+            PrivateIpv4::new().from_addrs([a]).node(&Layout::SONYFLAKE),
+            PrivateIpv4::new()
+                .sonyflake_v2(true)
+                .from_addrs([a])
+                .node(&Layout::SONYFLAKE_V2),
+        );
+    }
+    // The IPv6 fallback gives its low 16 bits by the same rule.
+    let v6 = IpAddr::V6(Ipv6Addr::new(0xfd00, 0, 0, 0, 0, 0, 0x12, 0x0400));
+    let err = PrivateIpv4::new()
+        .sonyflake_v2(true)
+        .ipv6_fallback(true)
+        .from_ip_addrs([v6])
+        .node(&ten)
+        .unwrap_err();
+    assert!(
+        matches!(err, NodeError::AddressOutOfRange { value: 0x400, .. }),
+        "{err}"
+    );
+    assert!(
+        err.to_string().ends_with("fd00::12:0 to fd00::12:3ff give"),
+        "{err}"
+    );
+}
+
 /// The values Go's sony/sonyflake (v1 and v2) `lower16BitPrivateIP` gives for these interface
 /// address lists, in this order: the first address of 10/8, 172.16/12, 192.168/16 or
 /// 169.254/16 wins, its last two bytes the machine ID.

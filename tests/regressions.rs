@@ -141,8 +141,9 @@ fn a_lagging_cheap_reading_before_the_epoch_is_checked_against_the_exact_clock()
         .build()
         .unwrap();
     assert!(sharded.next_id().is_ok());
-    // Truly before the epoch, both readings: the error names it.
-    clock.exact.set_unix_nanos((epoch_ms - 1) * 1_000_000);
+    // Truly before the epoch, both readings, by more than `Rollback::TOLERANCE` (within it,
+    // a reading is the epoch's first tick): the error names it.
+    clock.exact.set_unix_nanos((epoch_ms - 3) * 1_000_000);
     let fresh = Generator::builder(layout).clock(clock).build().unwrap();
     assert!(matches!(
         fresh.next_id(),

@@ -25,8 +25,14 @@ pub enum Format {
     Base64,
     /// Lowercase hexadecimal, no 0x
     Hex,
-    /// The decimal value as a JSON string, one per line ("1541815603606036480")
+    /// The decimal value as a JSON string ("1541815603606036480"), as bwmarrin/snowflake's MarshalJSON; only the quoted form is read, as its UnmarshalJSON
     Json,
+    /// The value as an unquoted JSON number (1541815603606036480): exact here, but JavaScript numbers lose IDs above 2^53
+    JsonNumber,
+    /// The decimal value with JavaScript's BigInt suffix (1541815603606036480n), as @sapphire/snowflake's bigint IDs print
+    JsBigint,
+    /// The 8 big-endian bytes (bwmarrin/snowflake's IntBytes(), a BINARY(8) column) as 16 hex digits, zero-padded
+    IntBytes,
     /// bwmarrin/snowflake's Base64(): standard base64 of the decimal text (never detected)
     BwmarrinBase64,
     /// bwmarrin/snowflake's Bytes(): the decimal text's bytes, the same text as decimal
@@ -35,8 +41,9 @@ pub enum Format {
 
 impl Format {
     /// The forms auto-detection tries, in the order it reports them (decimal first). The
-    /// bwmarrin forms are never guessed: their texts read as other encodings too.
-    pub const DETECTED: [Format; 8] = [
+    /// bwmarrin forms are never guessed: their texts read as other encodings too. An
+    /// unquoted JSON number is decimal text, so `json-number` is never reported.
+    pub const DETECTED: [Format; 10] = [
         Format::Decimal,
         Format::Base2,
         Format::Base32,
@@ -44,13 +51,18 @@ impl Format {
         Format::Base58,
         Format::Base64,
         Format::Hex,
+        Format::IntBytes,
+        Format::JsBigint,
         Format::Json,
     ];
 
     /// The library encoding this form writes (JSON wraps decimal).
     pub fn encoding(self) -> Encoding {
         match self {
-            Format::Decimal | Format::Json => Encoding::Decimal,
+            Format::Decimal | Format::Json | Format::JsonNumber | Format::JsBigint => {
+                Encoding::Decimal
+            }
+            Format::IntBytes => Encoding::Hex,
             Format::Base2 => Encoding::Base2,
             Format::Base32 => Encoding::Base32,
             Format::Base36 => Encoding::Base36,
@@ -66,6 +78,9 @@ impl Format {
     pub fn name(self) -> &'static str {
         match self {
             Format::Json => "json",
+            Format::JsonNumber => "json-number",
+            Format::JsBigint => "js-bigint",
+            Format::IntBytes => "int-bytes",
             other => other.encoding().name(),
         }
     }
@@ -75,29 +90,78 @@ impl Format {
     #[inline]
     pub fn write(self, out: &mut impl Write, id: Id) -> io::Result<()> {
         let text = id.encode(self.encoding());
-        if self == Format::Json {
-            out.write_all(b"\"")?;
-            out.write_all(text.as_bytes())?;
-            out.write_all(b"\"")
-        } else {
-            out.write_all(text.as_bytes())
+        match self {
+            Format::Json => {
+                out.write_all(b"\"")?;
+                out.write_all(text.as_bytes())?;
+                out.write_all(b"\"")
+            }
+            Format::JsBigint => {
+                out.write_all(text.as_bytes())?;
+                out.write_all(b"n")
+            }
+            Format::IntBytes => {
+                let pad = 16 - text.len();
+                out.write_all(&b"0000000000000000"[..pad])?;
+                out.write_all(text.as_bytes())
+            }
+            _ => out.write_all(text.as_bytes()),
         }
     }
 
-    /// Parses the ID's text (any bytes) in this form.
-    pub fn parse(self, input: &[u8]) -> Result<Id, ParseIdError> {
-        let inner = if self == Format::Json {
-            // A JSON string of the decimal value, or a JSON number (exact up to 2^53 in
-            // JavaScript, but exact here).
-            input
+    /// Parses the ID's text (any bytes) in this form, and nothing else: `json` only the
+    /// quoted string (bwmarrin/snowflake's UnmarshalJSON refuses a JSON number),
+    /// `json-number` only the unquoted number, `js-bigint` digits and `n`, `int-bytes`
+    /// exactly 16 hex digits.
+    pub fn parse(self, input: &[u8]) -> Result<Id, FormError> {
+        let inner = match self {
+            Format::Json => match input
                 .strip_prefix(b"\"")
                 .and_then(|t| t.strip_suffix(b"\""))
-                .unwrap_or(input)
-        } else {
-            input
+            {
+                Some(inner) => inner,
+                // The decimal parser names the first byte that is not a digit (or the
+                // missing closing quote's place), so a bare number is refused by name.
+                None if input.first() == Some(&b'"') => input,
+                None => {
+                    return Err(FormError::Shape(
+                        "an unquoted JSON number: json reads only the quoted string, as \
+                         bwmarrin/snowflake's UnmarshalJSON (--from json-number reads the number)"
+                            .into(),
+                    ))
+                }
+            },
+            Format::JsBigint => match input.strip_suffix(b"n") {
+                Some(inner) => inner,
+                None => {
+                    return Err(FormError::Shape(
+                        "no BigInt suffix n: expected decimal digits and n, as 12n".into(),
+                    ))
+                }
+            },
+            Format::IntBytes if input.len() != 16 => {
+                return Err(FormError::Shape(format!(
+                    "{} bytes long: the 8 bytes are exactly 16 hex digits",
+                    input.len()
+                )));
+            }
+            Format::IntBytes => {
+                // Leading zeros are the padding: read the rest as hex.
+                let digits = input.iter().position(|&b| b != b'0').unwrap_or(15);
+                &input[digits..]
+            }
+            _ => input,
         };
-        Id::parse(inner, self.encoding())
+        Id::parse(inner, self.encoding()).map_err(FormError::Parse)
     }
+}
+
+/// Why a text is not an ID in a form: the library's parse error, or a rule of the form
+/// around it (quotes, a suffix, a length).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FormError {
+    Parse(ParseIdError),
+    Shape(String),
 }
 
 /// The largest ID a layout can produce: its `max_bits` all ones.
@@ -146,7 +210,7 @@ pub fn read_id(
     if Format::Decimal.parse(input).is_ok() {
         return read_id(input, Some(Format::Decimal), layout);
     }
-    let attempts: Vec<(Format, Result<Id, ParseIdError>)> = Format::DETECTED
+    let attempts: Vec<(Format, Result<Id, FormError>)> = Format::DETECTED
         .iter()
         .filter(|&&f| f != Format::Json)
         .map(|&f| (f, f.parse(input)))
@@ -155,11 +219,13 @@ pub fn read_id(
         .iter()
         .filter_map(|(f, r)| r.as_ref().ok().map(|id| (*f, *id)))
         .collect();
-    let fitting: Vec<(Format, Id)> = readings
-        .iter()
-        .copied()
-        .filter(|(_, id)| id.to_u64() <= max)
-        .collect();
+    // Readings of one value are one reading (16 hex digits are hex and int-bytes alike).
+    let mut fitting: Vec<(Format, Id)> = Vec::new();
+    for &(f, id) in &readings {
+        if id.to_u64() <= max && !fitting.iter().any(|&(_, seen)| seen == id) {
+            fitting.push((f, id));
+        }
+    }
     match fitting.as_slice() {
         [(f, id)] => Ok((*id, *f)),
         [] if readings.is_empty() => {
@@ -175,7 +241,10 @@ pub fn read_id(
                 .iter()
                 .filter_map(|(f, r)| r.as_ref().err().map(|e| (*f, e)))
                 .rev()
-                .max_by_key(|(_, e)| depth(e.kind(), input.len()))
+                .max_by_key(|(_, e)| match e {
+                    FormError::Parse(e) => depth(e.kind(), input.len()),
+                    FormError::Shape(_) => 0,
+                })
                 .expect("every attempt failed");
             Err(format!(
                 "{} is not an ID in any encoding; as {}: {}",
@@ -191,20 +260,29 @@ pub fn read_id(
             names(&readings)
         )),
         _ => Err(format!(
-            "{} is ambiguous: it reads as {}; pass --from ENCODING",
+            "{} is ambiguous: it reads as {}; pass {} to pick one",
             quoted(input),
             fitting
                 .iter()
                 .map(|(f, id)| format!("{} {id}", f.name()))
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            fitting
+                .iter()
+                .map(|(f, _)| format!("--from {}", f.name()))
+                .collect::<Vec<_>>()
+                .join(" or ")
         )),
     }
 }
 
 /// The library's reason, without its "invalid ENCODING ID: " lead (the caller names the
 /// encoding).
-fn reason(err: &ParseIdError) -> String {
+fn reason(err: &FormError) -> String {
+    let err = match err {
+        FormError::Parse(err) => err,
+        FormError::Shape(why) => return why.clone(),
+    };
     let full = err.to_string();
     let lead = format!("invalid {} ID: ", err.encoding());
     full.strip_prefix(&lead).map_or(full.clone(), str::to_owned)
@@ -297,6 +375,65 @@ mod tests {
         for name in ["base36 ", "base58 ", "hex 2748", "--from"] {
             assert!(err.contains(name), "{err}");
         }
+    }
+
+    #[test]
+    fn a_text_of_two_readings_is_refused_naming_both() {
+        let twitter = Layout::TWITTER;
+        // Base36 1391, and the JavaScript BigInt 12n.
+        let err = read_id(b"12n", None, &twitter).unwrap_err();
+        assert_eq!(
+            err,
+            "'12n' is ambiguous: it reads as base36 1391, js-bigint 12; pass --from base36 or \
+             --from js-bigint to pick one"
+        );
+        assert_eq!(
+            read_id(b"12n", Some(Format::Base36), &twitter),
+            Ok((Id::from_u64(1391), Format::Base36))
+        );
+        assert_eq!(
+            read_id(b"12n", Some(Format::JsBigint), &twitter),
+            Ok((Id::from_u64(12), Format::JsBigint))
+        );
+        // Too wide as base36: the BigInt alone.
+        assert_eq!(
+            read_id(b"1541815603606036480n", None, &twitter),
+            Ok((Id::from_u64(1_541_815_603_606_036_480), Format::JsBigint))
+        );
+        // One value in two forms is one reading.
+        assert_eq!(
+            read_id(b"13d18bec48800000", None, &twitter),
+            Ok((Id::from_u64(0x13d1_8bec_4880_0000), Format::Hex))
+        );
+        assert_eq!(
+            read_id(b"0000000000000fff", None, &twitter),
+            Ok((Id::from_u64(0xfff), Format::IntBytes))
+        );
+    }
+
+    #[test]
+    fn json_is_the_quoted_string_unless_json_number_is_asked() {
+        let twitter = Layout::TWITTER;
+        let err = read_id(b"123", Some(Format::Json), &twitter).unwrap_err();
+        assert!(
+            err.contains("unquoted JSON number") && err.contains("--from json-number"),
+            "{err}"
+        );
+        assert_eq!(
+            read_id(b"\"123\"", Some(Format::Json), &twitter),
+            Ok((Id::from_u64(123), Format::Json))
+        );
+        assert_eq!(
+            read_id(b"123", Some(Format::JsonNumber), &twitter),
+            Ok((Id::from_u64(123), Format::JsonNumber))
+        );
+        for bad in [&b"\"123\""[..], b"1.5", b"1e3", b"-1", b"0123"] {
+            assert!(
+                read_id(bad, Some(Format::JsonNumber), &twitter).is_err(),
+                "{bad:?}"
+            );
+        }
+        assert!(read_id(b"\"123", Some(Format::Json), &twitter).is_err());
     }
 
     #[test]

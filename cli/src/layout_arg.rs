@@ -1,5 +1,6 @@
-//! `--layout`: a preset name or a custom spec such as
-//! `time=41,node=10,seq=12,unit=1ms,epoch=2010-11-04T01:42:54.657Z,order=tns,grid=epoch,bits=63`.
+//! `--layout`: a preset name, a custom spec such as
+//! `time=41,node=10,seq=12,unit=1ms,epoch=2010-11-04T01:42:54.657Z,order=tns,grid=epoch,bits=63`,
+//! or bwmarrin/snowflake's settings, `bwmarrin:node=8,seq=8`.
 
 use std::fmt;
 use std::time::{Duration, UNIX_EPOCH};
@@ -12,15 +13,16 @@ use crate::time::{self, Precision};
 /// The `--layout` help of `gen`, `decode`, `compose` and `serve`: one line, pointing to
 /// [`SYNTAX`].
 pub const HELP: &str = "A preset (twitter, sonyflake, sonyflake-v2, discord, instagram, \
-mastodon, js53) or a custom spec such as 'base=sonyflake,epoch=2024-01-01T00:00:00Z': see \
-`snowmint layouts --help`";
+mastodon, js53), a custom spec such as 'base=sonyflake,epoch=2024-01-01T00:00:00Z', or \
+bwmarrin/snowflake's settings such as 'bwmarrin:node=8,seq=8': see `snowmint layouts --help`";
 
 /// The layout syntax, explained once: the end of `snowmint layouts --help`.
 pub const SYNTAX: &str = "\
 Layout syntax (the LAYOUT here and the --layout of gen, decode, compose and serve):
 
-A preset name (twitter, sonyflake, sonyflake-v2, discord, instagram, mastodon, js53), or a
-custom spec: comma-separated key=value pairs out of
+A preset name (twitter, sonyflake, sonyflake-v2, discord, instagram, mastodon, js53), a
+custom spec, or bwmarrin/snowflake's settings (below). A custom spec is comma-separated
+key=value pairs out of
   time=BITS        bits of the time field
   node=BITS        bits of the node field
   seq=BITS         bits of the sequence field
@@ -31,7 +33,16 @@ custom spec: comma-separated key=value pairs out of
   bits=WIDTH       the width of the ID (53, 63 or 64...)
   base=PRESET      the preset the other keys change
 Keys left out keep the base preset's values (Twitter's unless base= says otherwise), e.g.
-'base=sonyflake,epoch=2024-01-01T00:00:00Z'.";
+'base=sonyflake,epoch=2024-01-01T00:00:00Z'.
+
+bwmarrin/snowflake's settings: 'bwmarrin:' and key=value pairs out of
+  node=BITS        its NodeBits (default 10)
+  seq=BITS         its StepBits (default 12); node + seq at most 22, as its NewNode asks
+  epoch=TIME       its Epoch (default 1288834974657, 2010-11-04T01:42:54.657Z)
+The time field gets the other 63 - node - seq bits, as bwmarrin's timeShift leaves it, e.g.
+'bwmarrin:node=8,seq=8' is time=47,node=8,seq=8 (not time=41: that cuts bwmarrin's time).";
+
+const BWMARRIN_KEYS: &str = "node, seq, epoch";
 
 const KEYS: &str = "time, node, seq, unit, epoch, order, grid, bits, base";
 
@@ -54,6 +65,9 @@ pub fn parse(text: &str) -> Result<NamedLayout, String> {
     if let Some(&(name, layout)) = Layout::PRESETS.iter().find(|(name, _)| *name == text) {
         return Ok(NamedLayout { name, layout });
     }
+    if let Some(settings) = text.strip_prefix("bwmarrin:") {
+        return parse_bwmarrin(settings).map(named);
+    }
     if !text.contains('=') {
         return Err(format!(
             "unknown layout {}: allowed a preset ({}) or a key=value spec with keys {KEYS}",
@@ -61,16 +75,69 @@ pub fn parse(text: &str) -> Result<NamedLayout, String> {
             preset_names()
         ));
     }
-    parse_spec(text).map(
-        |layout| match Layout::PRESETS.iter().find(|(_, l)| *l == layout) {
-            // A spec that spells out a preset is that preset.
-            Some(&(name, layout)) => NamedLayout { name, layout },
-            None => NamedLayout {
-                name: "custom",
-                layout,
-            },
+    parse_spec(text).map(named)
+}
+
+/// The layout with its preset's name, or `custom`: a spec that spells out a preset is that
+/// preset.
+fn named(layout: Layout) -> NamedLayout {
+    match Layout::PRESETS.iter().find(|(_, l)| *l == layout) {
+        Some(&(name, layout)) => NamedLayout { name, layout },
+        None => NamedLayout {
+            name: "custom",
+            layout,
         },
-    )
+    }
+}
+
+/// `key=value` pairs, each key at most once; `keys` names the allowed ones for the error.
+fn pairs<'a>(text: &'a str, keys: &str) -> Result<Vec<(&'a str, &'a str)>, String> {
+    let mut pairs = Vec::new();
+    for pair in text.split(',') {
+        let (key, value) = pair.split_once('=').ok_or_else(|| {
+            format!(
+                "{} in layout spec is not key=value (keys: {keys})",
+                quoted(pair)
+            )
+        })?;
+        let (key, value) = (key.trim(), value.trim());
+        if pairs.iter().any(|&(k, _)| k == key) {
+            return Err(format!("layout key {} is given twice", quoted(key)));
+        }
+        pairs.push((key, value));
+    }
+    Ok(pairs)
+}
+
+/// bwmarrin/snowflake's `NodeBits`, `StepBits` and `Epoch`, as `Layout::bwmarrin` maps them.
+fn parse_bwmarrin(text: &str) -> Result<Layout, String> {
+    let (mut node_bits, mut step_bits, mut epoch) = (10, 12, None);
+    if !text.is_empty() {
+        for (key, value) in pairs(text, BWMARRIN_KEYS)? {
+            match key {
+                "node" => node_bits = bits(key, value, 0, 22)?,
+                "seq" | "step" => step_bits = bits(key, value, 0, 22)?,
+                "epoch" => {
+                    epoch = Some(time::parse(value).map_err(|e| format!("layout key epoch: {e}"))?)
+                }
+                _ => {
+                    return Err(format!(
+                        "unknown bwmarrin layout key {}: allowed keys {BWMARRIN_KEYS}",
+                        quoted(key)
+                    ))
+                }
+            }
+        }
+    }
+    let layout = Layout::bwmarrin(node_bits, step_bits).map_err(|e| e.to_string())?;
+    match epoch {
+        None => Ok(layout),
+        Some(epoch) => layout
+            .to_builder()
+            .epoch(epoch)
+            .build()
+            .map_err(|e| e.to_string()),
+    }
 }
 
 fn preset_names() -> String {
@@ -84,20 +151,7 @@ fn preset_names() -> String {
 /// Parses a key=value spec and validates it with `LayoutBuilder::build`, so that a layout
 /// the library rejects is rejected here with the library's message.
 fn parse_spec(text: &str) -> Result<Layout, String> {
-    let mut pairs = Vec::new();
-    for pair in text.split(',') {
-        let (key, value) = pair.split_once('=').ok_or_else(|| {
-            format!(
-                "{} in layout spec is not key=value (keys: {KEYS})",
-                quoted(pair)
-            )
-        })?;
-        let (key, value) = (key.trim(), value.trim());
-        if pairs.iter().any(|&(k, _)| k == key) {
-            return Err(format!("layout key {} is given twice", quoted(key)));
-        }
-        pairs.push((key, value));
-    }
+    let pairs = pairs(text, KEYS)?;
     let base = match pairs.iter().find(|&&(k, _)| k == "base") {
         None => Layout::TWITTER,
         Some(&(_, name)) => Layout::preset(name).ok_or_else(|| {
@@ -243,6 +297,43 @@ mod tests {
             (l.order(), l.max_bits(), l.time_bits()),
             (Order::TimeSequenceNode, 64, 42)
         );
+    }
+
+    #[test]
+    fn bwmarrin_settings_give_the_other_bits_to_the_time() {
+        let l = parse("bwmarrin:node=8,seq=8").unwrap();
+        assert_eq!(
+            (l.name, l.layout),
+            ("custom", Layout::bwmarrin(8, 8).unwrap())
+        );
+        assert_eq!(l.layout.time_bits(), 47);
+        assert_eq!(
+            parse("bwmarrin:step=5,node=5").unwrap().layout.time_bits(),
+            53
+        );
+        // Its defaults are Twitter's layout.
+        assert_eq!(parse("bwmarrin:").unwrap().name, "twitter");
+        assert_eq!(parse("bwmarrin:node=10").unwrap().name, "twitter");
+        let l = parse("bwmarrin:node=4,seq=6,epoch=1700000000000")
+            .unwrap()
+            .layout;
+        assert_eq!(
+            (l.time_bits(), l.epoch_unix_millis()),
+            (53, 1_700_000_000_000)
+        );
+        // The spec that spells it out is the same layout.
+        assert_eq!(parse(&spec(&l)).unwrap().layout, l);
+        for (text, expected) in [
+            ("bwmarrin:node=12,seq=11", "at most 22"),
+            ("bwmarrin:node=23", "allowed 0 to 22"),
+            ("bwmarrin:time=41", "unknown bwmarrin layout key 'time'"),
+            ("bwmarrin:node=3,node=4", "given twice"),
+            ("bwmarrin:node", "not key=value"),
+            ("bwmarrin:epoch=2200-01-01T00:00:00Z", "in the future"),
+        ] {
+            let err = parse(text).unwrap_err();
+            assert!(err.contains(expected), "{text}: {err}");
+        }
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! `snowmint`: mint, decode and compose time-ordered 64-bit IDs from the command line.
+//! `snowmint`: mint, decode, encode and compose time-ordered 64-bit IDs from the command line.
 //!
 //! A crate of its own (`snowmint-cli`, in `cli/`), so that the library's users never build
 //! clap, humantime or the ID service's axum and tokio; `cargo install --path cli` installs it.
@@ -7,8 +7,10 @@
 //! turns an error into a message and an exit status (see [`error::CliError`]).
 #![forbid(unsafe_code)]
 
+mod batch;
 mod compose;
 mod decode;
+mod encode;
 mod error;
 mod escape;
 mod format;
@@ -31,7 +33,7 @@ Exit status: 0 on success (also when the reader of the output went away, as with
 1 when the system failed (I/O, the clock, finding a node number from the machine);
 2 for bad input (arguments, IDs, layouts, times, values out of range).";
 
-/// Mint, decode and compose time-ordered 64-bit IDs (Twitter Snowflake, Sonyflake and
+/// Mint, decode, re-encode and compose time-ordered 64-bit IDs (Twitter Snowflake, Sonyflake and
 /// relatives).
 #[derive(Debug, Parser)]
 #[command(name = "snowmint", version, after_help = AFTER_HELP)]
@@ -44,6 +46,7 @@ struct Cli {
 enum Command {
     Gen(gen::Args),
     Decode(decode::Args),
+    Encode(encode::Args),
     Compose(compose::Args),
     Layouts(layouts::Args),
     Serve(Box<serve::Args>),
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Gen(args) => gen::run(args),
         Command::Decode(args) => decode::run(args),
+        Command::Encode(args) => encode::run(args),
         Command::Compose(args) => compose::run(args),
         Command::Layouts(args) => layouts::run(args),
         Command::Serve(args) => serve::run(*args),

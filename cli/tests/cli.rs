@@ -1045,3 +1045,113 @@ fn decode_holds_a_bounded_amount_of_any_line() {
     // The binary and its libraries take a few MiB; the line was 64 MiB.
     assert!(peak_kib < 32 * 1024, "peak resident set {peak_kib} KiB");
 }
+
+/// Every form `encode --to` writes.
+const TO: [&str; 13] = [
+    "decimal",
+    "base2",
+    "base32",
+    "base36",
+    "base58",
+    "base64",
+    "hex",
+    "json",
+    "json-number",
+    "js-bigint",
+    "int-bytes",
+    "bwmarrin-base64",
+    "bwmarrin-bytes",
+];
+
+#[test]
+fn encode_writes_every_form_and_reads_each_back() {
+    let ids = [0_u64, 1, 1_541_815_603_606_036_480, u64::MAX];
+    for id in ids {
+        let decimal = id.to_string();
+        for to in TO {
+            let text = ok(&["encode", "--to", to, &decimal]);
+            let text = text.strip_suffix('\n').unwrap();
+            assert!(!text.contains('\n'), "{to}: {text:?}");
+            // The library's encoding where there is one; the CLI's own forms by their rule.
+            let expected = match to {
+                "json" => format!("\"{id}\""),
+                "json-number" => id.to_string(),
+                "js-bigint" => format!("{id}n"),
+                "int-bytes" => format!("{id:016x}"),
+                other => Id::from_u64(id)
+                    .encode(other.parse::<Encoding>().unwrap())
+                    .to_string(),
+            };
+            assert_eq!(text, expected, "{id} --to {to}");
+            // And back, named.
+            let back = ok(&["encode", "--from", to, "--to", "decimal", text]);
+            assert_eq!(back, format!("{id}\n"), "{id} --from {to}");
+        }
+    }
+    // bwmarrin's README example, from its Base64() to the 8 bytes.
+    assert_eq!(
+        ok(&[
+            "encode",
+            "--from",
+            "bwmarrin-base64",
+            "--to",
+            "int-bytes",
+            "MTI4MzMyODc4NDc2NTgxNjgzMg=="
+        ]),
+        format!("{:016x}\n", 1_283_328_784_765_816_832_u64)
+    );
+}
+
+#[test]
+fn encode_reads_standard_input_and_reports_bad_ids_as_decode_does() {
+    let out = snowmint()
+        .args(["encode", "--to", "base58"])
+        .write_stdin("1428076403798048768 no-pe!\n\n13d18bec48800000\n12n\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "4jgmnx8Js8A\n4jgmnx8Js8A\n"
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(
+        lines[0].starts_with("error: line 1: 'no-pe!' is not an ID"),
+        "{stderr}"
+    );
+    assert!(
+        lines[1].starts_with("error: line 4: '12n' is ambiguous: it reads as base36 1391, js-bigint 12; pass --from base36 or --from js-bigint"),
+        "{stderr}"
+    );
+    // The same input, decoded, fails on the same tokens with the same messages.
+    let decoded = snowmint()
+        .args(["decode"])
+        .write_stdin("1428076403798048768 no-pe!\n\n13d18bec48800000\n12n\n")
+        .output()
+        .unwrap();
+    assert_eq!(decoded.status.code(), Some(2));
+    assert_eq!(String::from_utf8(decoded.stderr).unwrap(), stderr);
+    // A layout narrows the width, and so detection.
+    fails_with(
+        &["encode", "-l", "js53", "--to", "hex", "9007199254740992"],
+        2,
+        &["allowed 0 to 9007199254740991"],
+    );
+    fails_with(
+        &["encode", "--to", "base2", "--from", "json", "123"],
+        2,
+        &["unquoted JSON number", "--from json-number"],
+    );
+    fails_with(
+        &["encode", "--to", "rot13", "1"],
+        2,
+        &["'rot13' is not one of"],
+    );
+    assert_eq!(
+        ok(&["encode", "--to", "decimal", "--from", "json-number", "123"]),
+        "123\n"
+    );
+    assert_eq!(ok(&["encode", "--to", "hex", "\"255\""]), "ff\n");
+}

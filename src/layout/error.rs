@@ -5,6 +5,9 @@ use core::fmt;
 
 use crate::id::Utc;
 
+/// The bits bwmarrin/snowflake's `NewNode` lets `NodeBits` and `StepBits` share.
+pub(crate) const BWMARRIN_NODE_STEP_BITS: u8 = 22;
+
 /// One of the three fields of an ID.
 ///
 /// ```
@@ -70,6 +73,23 @@ pub enum LayoutError {
     MaxBitsOutOfRange {
         /// The width asked for.
         max_bits: u8,
+    },
+    /// [`Layout::bwmarrin`](crate::Layout::bwmarrin) was asked for more than 22 node and
+    /// step bits together, which bwmarrin/snowflake's `NewNode` refuses.
+    ///
+    /// ```
+    /// use snowmint::{Layout, LayoutError};
+    /// assert_eq!(
+    ///     Layout::bwmarrin(16, 8).unwrap_err().to_string(),
+    ///     "bwmarrin layout with 16 node and 8 step bits needs 24 bits for them but \
+    ///      bwmarrin/snowflake allows at most 22 (NewNode refuses more)"
+    /// );
+    /// ```
+    NodeStepTooWide {
+        /// The `NodeBits` asked for.
+        node_bits: u8,
+        /// The `StepBits` asked for.
+        step_bits: u8,
     },
     /// The time unit is zero.
     ZeroUnit,
@@ -142,6 +162,11 @@ impl fmt::Display for LayoutError {
             LayoutError::MaxBitsOutOfRange { max_bits } => {
                 write!(f, "layout width of {max_bits} bits is out of range: allowed 1 to 64")
             }
+            LayoutError::NodeStepTooWide { node_bits, step_bits } => write!(
+                f,
+                "bwmarrin layout with {node_bits} node and {step_bits} step bits needs {} bits for them but bwmarrin/snowflake allows at most {BWMARRIN_NODE_STEP_BITS} (NewNode refuses more)",
+                u32::from(node_bits) + u32::from(step_bits)
+            ),
             LayoutError::ZeroUnit => f.write_str("layout time unit is zero: it must be at least 1 ns"),
             LayoutError::UnitTooLong => {
                 f.write_str("layout time unit is too long: it must be below 2^64 ns (about 584 years)")

@@ -1,8 +1,10 @@
 //! The preset layouts (Twitter, Sonyflake v1 and v2, Discord, Instagram, Mastodon, JS53),
-//! each checked when it compiles, and [`Layout::PRESETS`] by name.
+//! each checked when it compiles, [`Layout::PRESETS`] by name, and bwmarrin/snowflake's
+//! layout for any `NodeBits` and `StepBits` ([`Layout::bwmarrin`]).
 
 use core::time::Duration;
 
+use super::error::{LayoutError, BWMARRIN_NODE_STEP_BITS};
 use super::shape::{Layout, Order, TimeGrid};
 
 impl Layout {
@@ -57,6 +59,45 @@ impl Layout {
         .to_builder()
         .epoch_unix_millis(1_735_689_600_000)
         .build_const();
+
+    /// bwmarrin/snowflake's layout for its `NodeBits` `node_bits` and `StepBits`
+    /// `step_bits`: time in the top `63 − node_bits − step_bits` bits, as its
+    /// `timeShift = NodeBits + StepBits` leaves it, then the node, then the step (sequence);
+    /// 1 ms from its default `Epoch`, 1288834974657 ms (2010-11-04T01:42:54.657Z); 63 bits.
+    /// Its defaults, 10 and 12, give [`TWITTER`](Self::TWITTER). Set its `Epoch` with
+    /// `.to_builder().epoch_unix_millis(epoch).build()`.
+    ///
+    /// # Errors
+    /// [`LayoutError::NodeStepTooWide`] when `node_bits + step_bits` exceeds 22, which
+    /// bwmarrin's `NewNode` refuses ("you have a total 22 bits to share between Node/Step").
+    ///
+    /// ```
+    /// use snowmint::{Id, Layout, LayoutError};
+    /// // NodeBits = 8, StepBits = 8: 47 time bits, where a 41-bit layout would cut the time.
+    /// let layout = Layout::bwmarrin(8, 8)?;
+    /// assert_eq!((layout.time_bits(), layout.node_bits(), layout.sequence_bits()), (47, 8, 8));
+    /// // Go: (int64(id) >> timeShift) + Epoch.
+    /// let d = layout.decode(Id::from_u64(144_115_188_075_855_872));
+    /// assert_eq!(d.unix_millis(), (144_115_188_075_855_872 >> 16) + 1_288_834_974_657);
+    /// assert_eq!(Layout::bwmarrin(10, 12)?, Layout::TWITTER);
+    /// assert_eq!(Layout::bwmarrin(12, 11), Err(LayoutError::NodeStepTooWide { node_bits: 12, step_bits: 11 }));
+    /// # Ok::<(), LayoutError>(())
+    /// ```
+    pub const fn bwmarrin(node_bits: u8, step_bits: u8) -> Result<Layout, LayoutError> {
+        let total = node_bits as u32 + step_bits as u32;
+        if total > BWMARRIN_NODE_STEP_BITS as u32 {
+            return Err(LayoutError::NodeStepTooWide {
+                node_bits,
+                step_bits,
+            });
+        }
+        Layout::TWITTER
+            .to_builder()
+            .time_bits(63 - total as u8)
+            .node_bits(node_bits)
+            .sequence_bits(step_bits)
+            .validate()
+    }
 
     /// Discord: 42 time bits of 1 ms from 2015-01-01T00:00:00Z, 10 node bits (5 worker and 5
     /// process bits: `node = worker << 5 | process`), 12 increment bits; all 64 bits

@@ -33,9 +33,12 @@ pub enum MintError {
         /// How far the clock must still move forward before minting can go on.
         behind: Duration,
     },
-    /// The clock reads a time the layout cannot stamp: before its epoch, the one
-    /// before-epoch condition of the crate ([`LayoutError::TimeBeforeEpoch`], also what
-    /// [`Layout::ticks_at`](crate::Layout::ticks_at) says of such a time).
+    /// The clock reads a time the layout cannot stamp: before its epoch by more than
+    /// [`Rollback::TOLERANCE`](crate::Rollback::TOLERANCE), the one before-epoch condition of
+    /// the crate ([`LayoutError::TimeBeforeEpoch`], also what
+    /// [`Layout::ticks_at`](crate::Layout::ticks_at) says of such a time). A reading within
+    /// the tolerance before the epoch mints in the epoch's first tick, so that a layout whose
+    /// epoch is `SystemTime::now()` mints at once on a clock a few microseconds behind.
     Layout(LayoutError),
     /// Every exclusive shard of a sharded generator is owned (see
     /// [`ShardedGenerator::own_shard`](crate::ShardedGenerator::own_shard)).

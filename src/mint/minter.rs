@@ -377,7 +377,10 @@ impl<C: Clock> Minter<C> {
 
     /// The clock in nanoseconds and in ticks: the cheap reading unless `exact`, and the
     /// exact one (setting `exact`) when the cheap one lies before the epoch, as a lagging
-    /// cheap reading can while the exact one is already past it.
+    /// cheap reading can while the exact one is already past it. An exact reading at most
+    /// [`Rollback::TOLERANCE`] before the first tick is the first tick: a layout whose epoch
+    /// is `SystemTime::now()` is minted with at once, though the clock may run a few
+    /// microseconds behind the `SystemTime` the epoch was taken from.
     #[inline(always)]
     fn read_clock(&self, exact: &mut bool) -> Result<(u64, u64), Blocked> {
         if !*exact {
@@ -390,6 +393,18 @@ impl<C: Clock> Minter<C> {
         let nanos = self.clock.now_unix_nanos();
         match self.ticks(nanos) {
             Some(tick) => Ok((nanos, tick)),
+            None => self.just_before_the_epoch(nanos),
+        }
+    }
+
+    /// An exact reading `nanos` before the first tick: that tick if within
+    /// [`Rollback::TOLERANCE`] of it, else [`LayoutError::TimeBeforeEpoch`].
+    #[cold]
+    #[inline(never)]
+    fn just_before_the_epoch(&self, nanos: u64) -> Result<(u64, u64), Blocked> {
+        let tolerance = Rollback::TOLERANCE.as_nanos() as u64;
+        match self.ticks(nanos.saturating_add(tolerance)) {
+            Some(_) => Ok((nanos, 0)),
             None => Err(Blocked::Fatal(MintError::Layout(
                 LayoutError::TimeBeforeEpoch {
                     // Exact: u64 milliseconds fit in i64.

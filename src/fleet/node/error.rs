@@ -1,7 +1,7 @@
 //! [`NodeError`]: why a node number could not be found or was refused.
 
 use core::fmt;
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// Why a [`NodeSource`](super::NodeSource) gave no usable node number.
 ///
@@ -71,6 +71,36 @@ pub enum NodeError {
         shared_allowed: bool,
         /// The addresses that were seen (none of them private or unique-local).
         seen: Vec<IpAddr>,
+    },
+    /// By Sonyflake v2's rule (`PrivateIpv4::sonyflake_v2`, feature `ip`), the address's low
+    /// 16 bits do not fit the layout's node bits: Go's `New()` refuses such an address
+    /// (`ErrInvalidMachineID`) rather than cut it.
+    ///
+    /// ```
+    /// use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    /// use snowmint::node::NodeError;
+    /// let err = NodeError::AddressOutOfRange {
+    ///     address: IpAddr::V4(Ipv4Addr::new(10, 1, 4, 0)),
+    ///     value: 1024,
+    ///     max: 1023,
+    ///     node_bits: 10,
+    /// };
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "private IPv4 address 10.1.4.0 gives node 1024 (its low 16 bits, as Sonyflake v2 takes \
+    ///      them), out of range: allowed 0 to 1023 (the layout's 10 node bits), which the \
+    ///      addresses 10.1.0.0 to 10.1.3.255 give"
+    /// );
+    /// ```
+    AddressOutOfRange {
+        /// The address the number comes from.
+        address: IpAddr,
+        /// Its low 16 bits.
+        value: u64,
+        /// The largest node number of the layout.
+        max: u64,
+        /// The layout's node bits.
+        node_bits: u8,
     },
     /// The interfaces could not be listed.
     Interfaces {
@@ -147,6 +177,20 @@ impl fmt::Display for NodeError {
                 f.write_str(", or else an IPv6 one in fc00::/7 (unique local)")?;
                 seen_list(f, seen, "no address was seen")
             }
+            NodeError::AddressOutOfRange {
+                address,
+                value,
+                max,
+                node_bits,
+            } => {
+                let (kind, first, last) = fitting_range(*address, *max);
+                write!(
+                    f,
+                    "{kind} address {address} gives node {value} (its low 16 bits, as Sonyflake v2 takes them), \
+                     out of range: allowed 0 to {max} (the layout's {node_bits} node bits), which the \
+                     addresses {first} to {last} give"
+                )
+            }
             NodeError::Interfaces { reason } => {
                 write!(f, "could not list network interfaces for a private IPv4 address: {reason}")
             }
@@ -169,6 +213,30 @@ impl fmt::Display for NodeError {
                 f,
                 "node {node} from {source} was rejected by the check hook: {reason}"
             ),
+        }
+    }
+}
+
+/// The address's kind and the addresses of its /16 (IPv4) or /112 (IPv6) whose low 16 bits
+/// are 0 to `max`.
+fn fitting_range(address: IpAddr, max: u64) -> (&'static str, IpAddr, IpAddr) {
+    let max = max.min(0xffff) as u16;
+    match address {
+        IpAddr::V4(a) => {
+            let high = u32::from(a) & 0xffff_0000;
+            (
+                "private IPv4",
+                IpAddr::V4(Ipv4Addr::from(high)),
+                IpAddr::V4(Ipv4Addr::from(high | u32::from(max))),
+            )
+        }
+        IpAddr::V6(a) => {
+            let high = u128::from(a) & !0xffff;
+            (
+                "unique-local IPv6",
+                IpAddr::V6(Ipv6Addr::from(high)),
+                IpAddr::V6(Ipv6Addr::from(high | u128::from(max))),
+            )
         }
     }
 }

@@ -6,9 +6,17 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use super::{NodeError, NodeSource};
 use crate::layout::Layout;
 
-/// The low bits of this host's first private IPv4 address, as many as the layout has node
-/// bits (all 32 if it has more): Sonyflake's default machine ID, chosen as Sonyflake chooses
-/// it.
+/// The low bits of this host's first private IPv4 address: Sonyflake's default machine ID,
+/// from the address Sonyflake chooses, by one of two rules.
+///
+/// - By default, as many low bits as the layout has node bits (all 32 if it has more). At
+///   Sonyflake v1's 16 machine bits (`Layout::SONYFLAKE`, `Layout::SONYFLAKE_V2`) that is
+///   exactly v1's and v2's `lower16BitPrivateIP`, `ip[2]<<8 + ip[3]`; at other widths it is
+///   snowmint's rule, not Sonyflake's: 10 node bits take the low 10 bits of any address.
+/// - With [`sonyflake_v2`](Self::sonyflake_v2), Sonyflake v2's `New()` for any
+///   `BitsMachineID`: the low 16 bits always, and an address whose low 16 bits do not fit the
+///   node bits is refused ([`NodeError::AddressOutOfRange`]) where the default rule would
+///   cut it; more than 16 node bits still take 16.
 ///
 /// Private means RFC 1918 (`10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16`) or link-local
 /// (`169.254.0.0/16`), as in Sonyflake's `isPrivateIPv4`; `100.64.0.0/10` (shared address
@@ -54,6 +62,7 @@ use crate::layout::Layout;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct PrivateIpv4 {
     allow_shared: bool,
+    sonyflake_v2: bool,
     ipv6_fallback: bool,
     addrs: Option<Vec<IpAddr>>,
 }
@@ -81,6 +90,33 @@ impl PrivateIpv4 {
     /// ```
     pub fn allow_shared(mut self, allow: bool) -> Self {
         self.allow_shared = allow;
+        self
+    }
+
+    /// Whether the number follows Sonyflake v2's `New()` (default: no): the address's low 16
+    /// bits whatever the layout's node bits, refused when they do not fit them. Go's v2
+    /// takes `uint16(ip[2])<<8 + uint16(ip[3])` and returns `ErrInvalidMachineID` if that is
+    /// `>= 1<<BitsMachineID`; here the error names the address, its number and the range
+    /// ([`NodeError::AddressOutOfRange`]). With [`ipv6_fallback`](Self::ipv6_fallback) an
+    /// IPv6 address gives its low 16 bits by the same rule.
+    ///
+    /// ```
+    /// use std::net::Ipv4Addr;
+    /// use snowmint::node::{NodeError, NodeSource, PrivateIpv4};
+    /// use snowmint::Layout;
+    /// // Settings{BitsMachineID: 10}: the low 16 bits of 10.1.3.255 are 1023, which fit.
+    /// let ten = Layout::SONYFLAKE_V2.to_builder().node_bits(10).time_bits(63 - 8 - 10).build()?;
+    /// let fits = PrivateIpv4::new().sonyflake_v2(true).from_addrs([Ipv4Addr::new(10, 1, 3, 255)]);
+    /// assert_eq!(fits.node(&ten)?, 1023);
+    /// // Those of 10.1.4.0 are 1024: Go's New() fails, and so does this, where the default
+    /// // rule would keep the low 10 bits, 0.
+    /// let big = PrivateIpv4::new().sonyflake_v2(true).from_addrs([Ipv4Addr::new(10, 1, 4, 0)]);
+    /// assert!(matches!(big.node(&ten), Err(NodeError::AddressOutOfRange { value: 1024, max: 1023, .. })));
+    /// assert_eq!(PrivateIpv4::new().from_addrs([Ipv4Addr::new(10, 1, 4, 0)]).node(&ten)?, 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn sonyflake_v2(mut self, v2: bool) -> Self {
+        self.sonyflake_v2 = v2;
         self
     }
 
@@ -201,18 +237,37 @@ impl PrivateIpv4 {
 
 impl NodeSource for PrivateIpv4 {
     fn read(&self, layout: &Layout) -> Result<u64, NodeError> {
-        let low_bits = match self.ip_address()? {
+        let address = self.ip_address()?;
+        let low_bits = match address {
             IpAddr::V4(a) => u64::from(u32::from(a)),
             // The low 64 bits (the interface identifier); the node takes its low bits.
             IpAddr::V6(a) => u128::from(a) as u64,
         };
-        Ok(low_bits & layout.max_node())
+        if !self.sonyflake_v2 {
+            return Ok(low_bits & layout.max_node());
+        }
+        // Sonyflake v2's New(): lower16BitPrivateIP, then `machine >= 1<<bitsMachine` fails.
+        let value = low_bits & 0xffff;
+        if value > layout.max_node() {
+            return Err(NodeError::AddressOutOfRange {
+                address,
+                value,
+                max: layout.max_node(),
+                node_bits: layout.node_bits(),
+            });
+        }
+        Ok(value)
     }
 
     fn describe(&self) -> String {
+        let bits = if self.sonyflake_v2 {
+            "low 16 bits"
+        } else {
+            "low bits"
+        };
         match self.ip_address() {
-            Ok(IpAddr::V4(a)) => format!("the low bits of private IPv4 address {a}"),
-            Ok(IpAddr::V6(a)) => format!("the low bits of unique-local IPv6 address {a}"),
+            Ok(IpAddr::V4(a)) => format!("the {bits} of private IPv4 address {a}"),
+            Ok(IpAddr::V6(a)) => format!("the {bits} of unique-local IPv6 address {a}"),
             Err(_) if self.ipv6_fallback => {
                 "the low bits of a private IPv4 or unique-local IPv6 address".to_string()
             }

@@ -8,7 +8,7 @@
 //! | --- | --- | --- |
 //! | [`Fixed`] | a value in code or configuration | the configuration gives each process its own |
 //! | [`EnvVar`] | an environment variable in decimal ([`parse_number`]) | the deployment sets it per process |
-//! | `PrivateIpv4` (feature `ip`) | low bits of the first private IPv4 address, as Sonyflake picks it (opt-in: else of the first `fc00::/7` IPv6 one) | the addresses differ in those bits (not guaranteed; see its docs) |
+//! | `PrivateIpv4` (feature `ip`) | low bits of the first private IPv4 address, as Sonyflake picks it (opt-in: Sonyflake v2's 16 bits, refused when they do not fit; else of the first `fc00::/7` IPv6 one) | the addresses differ in those bits (not guaranteed; see its docs) |
 //! | [`StatefulSetOrdinal`] | `name-N` hostname of a Kubernetes StatefulSet pod | one StatefulSet (or disjoint offsets) per node range |
 //!
 //! For a guarantee that holds whatever the network or the scheduler does, lease the node

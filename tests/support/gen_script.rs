@@ -370,8 +370,12 @@ fn check_call(
     ctx: &dyn fmt::Display,
 ) {
     let epoch = layout.epoch_unix_nanos();
+    // A reading at most the rollback tolerance before the epoch is the epoch's first tick
+    // (an exact reading may lag the `SystemTime` the epoch was taken from).
+    let epoch_tolerance = Rollback::TOLERANCE.as_nanos() as u64;
     let clock_tick = now
         .checked_sub(epoch)
+        .or_else(|| (now.saturating_add(epoch_tolerance) >= epoch).then_some(0))
         .map(|since| since / layout.unit_nanos());
     let (last_tick, last_seq) = t.last;
     let max_seq = layout.max_sequence();

@@ -50,6 +50,7 @@ mod events;
 mod fleet;
 mod generator;
 mod id;
+mod id128;
 #[cfg(feature = "std")]
 mod integrations;
 mod layout;
@@ -85,6 +86,7 @@ pub use self::fleet::node::{NodeError, NodeSource};
 pub use self::fleet::redis;
 pub use self::generator::{Generator, GeneratorBuilder};
 pub use self::id::{BigintError, Decoded, Id, Parts};
+pub use self::id128::{Id128Error, Ulid, Uuid7};
 #[cfg(feature = "std")]
 pub use self::integrations::asynchronous;
 #[cfg(feature = "postgres")]

@@ -88,6 +88,8 @@ pub use self::generator::{Generator, GeneratorBuilder};
 pub use self::id::{BigintError, Decoded, Id, Parts};
 pub use self::id128::{Id128Error, Ulid, Uuid7};
 #[cfg(feature = "std")]
+pub use self::id128::{UlidGenerator, Uuid7Generator};
+#[cfg(feature = "std")]
 pub use self::integrations::asynchronous;
 #[cfg(feature = "postgres")]
 pub use self::integrations::postgres;

@@ -13,10 +13,14 @@
 
 mod crockford;
 mod error;
+#[cfg(feature = "std")]
+mod generator;
 mod hex;
 mod ulid;
 mod uuid7;
 
 pub use self::error::Id128Error;
+#[cfg(feature = "std")]
+pub use self::generator::{UlidGenerator, Uuid7Generator};
 pub use self::ulid::Ulid;
 pub use self::uuid7::Uuid7;

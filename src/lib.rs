@@ -22,6 +22,9 @@
 //! - [`Generator`], [`ShardedGenerator`], [`OwnedShard`], [`IdBatch`]: one atomic word per node, a
 //!   shard per thread, batches and slice fills ([`IdSource::fill`]); all [`IdSource`]s. More: [`docs::generators`].
 //! - [`Clock`]s: [`TscClock`] (default), [`WallClock`], [`ManualClock`]. More: [`docs::time`].
+//! - 128-bit IDs on the same clock: [`Uuid7`] and [`Ulid`] with strict parsers (in the
+//!   `no_std` core), minted lock-free by [`Uuid7Generator`] (RFC 9562 method 3) and
+//!   [`UlidGenerator`] (monotonic, never failing).
 //! - Node numbers and fences: [`node`], [`FileGuard`], the Redis lease (feature `redis`),
 //!   [`Fenced`] over any source. More: [`docs::fleets`].
 //!

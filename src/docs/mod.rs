@@ -17,7 +17,8 @@
 //! # Crate features
 //!
 //! Only `std` is on by default: with it the library needs only `quanta` and
-//! `crossbeam-utils`; without it, nothing ([`no_std`]). The command-line tool is its own package, `snowmint-cli` in `cli/`.
+//! `crossbeam-utils`, and for the random bits of the 128-bit generators `chacha20` (its
+//! `ChaCha8Rng` alone, no cipher traits) and `getrandom`; without it, nothing ([`no_std`]). The command-line tool is its own package, `snowmint-cli` in `cli/`.
 //!
 //! | feature | adds |
 //! |---|---|

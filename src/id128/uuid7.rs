@@ -13,7 +13,7 @@ use super::hex;
 /// bytes and text check both. Order, the numeric order of [`to_u128`](Self::to_u128) and the
 /// order of the byte and text forms are one order, time first. [`Uuid7Generator`] fills
 /// `rand_a` with the sub-millisecond time (RFC 9562 §6.2, method 3), so
-/// [`sub_millis`](Self::sub_millis) of its IDs is a fraction of a millisecond in 1/4096ths.
+/// [`sub_millis_nanos`](Self::sub_millis_nanos) of its IDs is the fraction of the millisecond.
 ///
 /// ```
 /// use snowmint::Uuid7;

@@ -22,6 +22,8 @@
 //!
 //! | feature | adds |
 //! |---|---|
+//! | `uuid` | [`Uuid7`](crate::Uuid7) to `uuid::Uuid` (`From`) and back (`TryFrom`: version 7 and the RFC variant only); `uuid` 1.x, no default features, works without `std` |
+//! | `ulid` | [`Ulid`](crate::Ulid) to and from `ulid::Ulid` (`From` both ways); `ulid` 3.x, no default features, works without `std` |
 //! | `serde` | `Serialize`/`Deserialize` for `Id` and `Parts`, `Serialize` for `Decoded`; `snowmint::serde::{as_u64, as_string}` and their `option`/`vec` modules |
 //! | `rayon` | `snowmint::rayon`: `map_with_id`, `par_ids`, `par_fill`, `with_shards` |
 //! | `redis` | `snowmint::redis::RedisLease`: node IDs leased from Redis (the `redis` crate, sync, no tokio) |

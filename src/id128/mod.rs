@@ -9,6 +9,8 @@
 //! | `hex.rs` | the UUID text: 36 characters, hyphenated, lowercase written, either case read |
 //! | `crockford.rs` | the ULID text: Crockford base32, its aliases, the overflow rule |
 //! | `error.rs` | [`Id128Error`]: what was wrong, where, and what is allowed |
+//! | `uuid_crate.rs` | (feature `uuid`) [`Uuid7`] to and from `uuid::Uuid` |
+//! | `ulid_crate.rs` | (feature `ulid`) [`Ulid`] to and from `ulid::Ulid` |
 //! | `generator/` | (`std`) the shared state, the per-thread random bits, the two generators |
 
 mod crockford;
@@ -17,7 +19,11 @@ mod error;
 mod generator;
 mod hex;
 mod ulid;
+#[cfg(feature = "ulid")]
+mod ulid_crate;
 mod uuid7;
+#[cfg(feature = "uuid")]
+mod uuid_crate;
 
 pub use self::error::Id128Error;
 #[cfg(feature = "std")]

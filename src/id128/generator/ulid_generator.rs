@@ -28,6 +28,11 @@ const COUNTER_BITS: u32 = 16;
 /// no shared random value, and two generators collide only if they mint the same
 /// millisecond and counter and draw the same 64 random bits.
 ///
+/// Each call reads the clock's exact reading ([`Clock::now_unix_nanos`]; about 20 ns on the
+/// TSC clock). After `fork()` the child continues the parent's state and, on the forking
+/// thread, its random stream: a child mints from a generator it made itself, on threads it
+/// started itself (each new thread seeds its own RNG).
+///
 /// ```
 /// use snowmint::UlidGenerator;
 ///

@@ -131,6 +131,11 @@ impl<C: Clock> UlidGenerator<C> {
     /// `n` consecutive ULIDs in a `Vec`, reserved by one CAS (a `Vec` rather than an
     /// iterator, as for [`Uuid7Generator::next_uuids`](crate::Uuid7Generator::next_uuids)).
     ///
+    /// # Panics
+    ///
+    /// Like `vec![x; n]`, if `n` ULIDs (16 bytes each) do not fit in memory; [`fill`](Self::fill)
+    /// into a slice of the caller's never allocates.
+    ///
     /// ```
     /// use snowmint::UlidGenerator;
     /// let gen = UlidGenerator::new();

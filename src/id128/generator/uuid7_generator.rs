@@ -129,6 +129,11 @@ impl<C: Clock> Uuid7Generator<C> {
     /// iterator so that the reservation is made and spent at once (an iterator dropped
     /// half-way would leave states reserved and unused; harmless, but a gap).
     ///
+    /// # Panics
+    ///
+    /// Like `vec![x; n]`, if `n` UUIDs (16 bytes each) do not fit in memory; [`fill`](Self::fill)
+    /// into a slice of the caller's never allocates.
+    ///
     /// ```
     /// use snowmint::Uuid7Generator;
     /// let gen = Uuid7Generator::new();

@@ -22,6 +22,9 @@
 //! - [`Generator`], [`ShardedGenerator`], [`OwnedShard`], [`IdBatch`]: one atomic word per node, a
 //!   shard per thread, batches and slice fills ([`IdSource::fill`]); all [`IdSource`]s. More: [`docs::generators`].
 //! - [`Clock`]s: [`TscClock`] (default), [`WallClock`], [`ManualClock`]. More: [`docs::time`].
+//! - 128-bit IDs on the same clock: [`Uuid7`] and [`Ulid`] with strict parsers (in the
+//!   `no_std` core), minted lock-free by [`Uuid7Generator`] (RFC 9562 method 3) and
+//!   [`UlidGenerator`] (monotonic, never failing).
 //! - Node numbers and fences: [`node`], [`FileGuard`], the Redis lease (feature `redis`),
 //!   [`Fenced`] over any source. More: [`docs::fleets`].
 //!
@@ -50,6 +53,7 @@ mod events;
 mod fleet;
 mod generator;
 mod id;
+mod id128;
 #[cfg(feature = "std")]
 mod integrations;
 mod layout;
@@ -85,6 +89,9 @@ pub use self::fleet::node::{NodeError, NodeSource};
 pub use self::fleet::redis;
 pub use self::generator::{Generator, GeneratorBuilder};
 pub use self::id::{BigintError, Decoded, Id, Parts};
+pub use self::id128::{Id128Error, Ulid, Uuid7};
+#[cfg(feature = "std")]
+pub use self::id128::{UlidGenerator, Uuid7Generator};
 #[cfg(feature = "std")]
 pub use self::integrations::asynchronous;
 #[cfg(feature = "postgres")]

@@ -17,10 +17,13 @@
 //! # Crate features
 //!
 //! Only `std` is on by default: with it the library needs only `quanta` and
-//! `crossbeam-utils`; without it, nothing ([`no_std`]). The command-line tool is its own package, `snowmint-cli` in `cli/`.
+//! `crossbeam-utils`, and for the random bits of the 128-bit generators `chacha20` (its
+//! `ChaCha8Rng` alone, no cipher traits) and `getrandom`; without it, nothing ([`no_std`]). The command-line tool is its own package, `snowmint-cli` in `cli/`.
 //!
 //! | feature | adds |
 //! |---|---|
+//! | `uuid` | [`Uuid7`](crate::Uuid7) to `uuid::Uuid` (`From`) and back (`TryFrom`: version 7 and the RFC variant only); `uuid` 1.x, no default features, works without `std` |
+//! | `ulid` | [`Ulid`](crate::Ulid) to and from `ulid::Ulid` (`From` both ways); `ulid` 3.x, no default features, works without `std` |
 //! | `serde` | `Serialize`/`Deserialize` for `Id` and `Parts`, `Serialize` for `Decoded`; `snowmint::serde::{as_u64, as_string}` and their `option`/`vec` modules |
 //! | `rayon` | `snowmint::rayon`: `map_with_id`, `par_ids`, `par_fill`, `with_shards` |
 //! | `redis` | `snowmint::redis::RedisLease`: node IDs leased from Redis (the `redis` crate, sync, no tokio) |

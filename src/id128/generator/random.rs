@@ -1,0 +1,70 @@
+//! The random bits of the 128-bit IDs: one `ChaCha8Rng` per thread, seeded from the OS.
+//!
+//! ChaCha8 (chacha20's `ChaCha8Rng`, a CSPRNG: the ChaCha stream cipher at 8 rounds, as in
+//! `rand`'s own small RNG choices) gives 64 bits in about a nanosecond from its block buffer,
+//! with no lock and no system call per ID; the seed is 32 bytes from `getrandom` when a
+//! thread first needs random bits. Per thread, because a shared RNG would be a second
+//! contended word beside the generator's state.
+
+use std::cell::RefCell;
+use std::hash::{BuildHasher, RandomState};
+
+use chacha20::rand_core::{Rng, SeedableRng};
+use chacha20::ChaCha8Rng;
+
+std::thread_local! {
+    static RNG: RefCell<Option<ChaCha8Rng>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` on this thread's RNG (seeding it first if needed). During the thread's
+/// teardown, or if `f` would re-enter, a freshly seeded RNG stands in; `f` runs once either
+/// way.
+#[inline]
+pub(crate) fn with_rng<R>(mut f: impl FnMut(&mut ChaCha8Rng) -> R) -> R {
+    let done = RNG.try_with(|cell| {
+        let mut slot = cell.try_borrow_mut().ok()?;
+        Some(f(slot.get_or_insert_with(seeded)))
+    });
+    match done {
+        Ok(Some(r)) => r,
+        _ => f(&mut seeded()),
+    }
+}
+
+/// 64 random bits from this thread's RNG.
+#[inline]
+pub(crate) fn next_u64() -> u64 {
+    with_rng(|rng| rng.next_u64())
+}
+
+/// An RNG seeded with 32 bytes from the OS; if the OS has none to give, from std's
+/// per-process hash keys (themselves from the OS at start) mixed with the time and the
+/// thread, so that minting never fails.
+#[cold]
+fn seeded() -> ChaCha8Rng {
+    let mut seed = [0u8; 32];
+    if getrandom::fill(&mut seed).is_err() {
+        let keys = RandomState::new();
+        let time = crate::clock::system_unix_nanos();
+        let thread = std::thread::current().id();
+        for (i, chunk) in seed.chunks_mut(8).enumerate() {
+            chunk.copy_from_slice(&keys.hash_one((i, time, thread)).to_le_bytes());
+        }
+    }
+    ChaCha8Rng::from_seed(seed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_draw_different_streams() {
+        let here: Vec<u64> = (0..4).map(|_| next_u64()).collect();
+        let there: Vec<u64> = std::thread::spawn(|| (0..4).map(|_| next_u64()).collect())
+            .join()
+            .unwrap();
+        assert_ne!(here, there);
+        assert_ne!(here[0], here[1]);
+    }
+}

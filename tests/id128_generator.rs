@@ -1,0 +1,221 @@
+//! The 128-bit generators: strictly increasing on one thread and across threads, through a
+//! clock stepped back, a millisecond used up, batches and fills; the version, variant and
+//! method-3 fraction of every UUID; the counter of every ULID.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Barrier};
+use std::thread;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use snowmint::{Clock, ManualClock, Ulid, UlidGenerator, Uuid7, Uuid7Generator};
+
+const THREADS: usize = 3;
+const PER_THREAD: usize = 200_000;
+
+/// `THREADS` threads released together by a barrier, each minting `PER_THREAD` IDs with
+/// `mint`; each thread's IDs increase, and all are distinct.
+fn threads_never_repeat<T, F>(mint: F)
+where
+    T: Ord + Copy + Send + std::hash::Hash + std::fmt::Debug + 'static,
+    F: Fn() -> T + Send + Sync + 'static,
+{
+    let mint = Arc::new(mint);
+    let barrier = Arc::new(Barrier::new(THREADS));
+    let handles: Vec<_> = (0..THREADS)
+        .map(|_| {
+            let (mint, barrier) = (Arc::clone(&mint), Arc::clone(&barrier));
+            thread::spawn(move || {
+                barrier.wait();
+                (0..PER_THREAD).map(|_| mint()).collect::<Vec<T>>()
+            })
+        })
+        .collect();
+    let mut all = HashSet::with_capacity(THREADS * PER_THREAD);
+    for handle in handles {
+        let ids = handle.join().unwrap();
+        assert!(
+            ids.windows(2).all(|w| w[0] < w[1]),
+            "a thread's IDs increase"
+        );
+        all.extend(ids);
+    }
+    assert_eq!(all.len(), THREADS * PER_THREAD, "no ID twice");
+}
+
+#[test]
+fn uuid7_threads_sharing_a_generator_never_repeat() {
+    let gen = Uuid7Generator::new();
+    threads_never_repeat(move || gen.next_uuid());
+}
+
+#[test]
+fn ulid_threads_sharing_a_generator_never_repeat() {
+    let gen = UlidGenerator::new();
+    threads_never_repeat(move || gen.next_ulid());
+}
+
+#[test]
+fn threads_on_a_clock_that_stands_still_never_repeat() {
+    let gen = Uuid7Generator::with_clock(ManualClock::at_unix_millis(1_700_000_000_000));
+    threads_never_repeat(move || gen.next_uuid());
+    let gen = UlidGenerator::with_clock(ManualClock::at_unix_millis(1_700_000_000_000));
+    threads_never_repeat(move || gen.next_ulid());
+}
+
+fn now_millis() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+#[test]
+fn ids_on_the_tsc_clock_carry_the_time_now() {
+    let before = now_millis();
+    let uuid = Uuid7Generator::new().next_uuid();
+    let ulid = UlidGenerator::new().next_ulid();
+    let after = now_millis();
+    for ms in [uuid.unix_millis(), ulid.unix_millis()] {
+        assert!(
+            ms + 5 >= before && ms <= after + 5,
+            "{ms} in {before}..={after}"
+        );
+    }
+}
+
+#[test]
+fn every_uuid_is_version_7_rfc_variant_and_parses_back() {
+    let gen = Uuid7Generator::new();
+    let mut ids = gen.next_uuids(5_000);
+    ids.push(gen.next_uuid());
+    for id in ids {
+        let bytes = id.to_bytes();
+        assert_eq!(bytes[6] >> 4, 7);
+        assert_eq!(bytes[8] >> 6, 0b10);
+        assert_eq!(id.to_string().parse::<Uuid7>(), Ok(id));
+    }
+}
+
+#[test]
+fn rand_a_is_the_sub_millisecond_time_then_a_counter_that_carries() {
+    // 0.25 ms past a millisecond: rand_a starts at 1024.
+    let clock = ManualClock::at_unix_nanos(1_700_000_000_000_250_000);
+    let gen = Uuid7Generator::with_clock(clock.clone());
+    let first = gen.next_uuid();
+    assert_eq!(
+        (first.unix_millis(), first.rand_a()),
+        (1_700_000_000_000, 1024)
+    );
+    assert_eq!(first.unix_nanos(), 1_700_000_000_000_250_000);
+    let rest = gen.next_uuids(4096 - 1024);
+    let last = rest.last().unwrap();
+    assert_eq!(
+        (last.unix_millis(), last.rand_a()),
+        (1_700_000_000_001, 0),
+        "carried"
+    );
+    // The clock moves past the carried state: the IDs follow the clock again.
+    clock.advance(Duration::from_micros(1_500));
+    let next = gen.next_uuid();
+    assert_eq!(
+        (next.unix_millis(), next.rand_a()),
+        (1_700_000_000_001, 3072)
+    );
+}
+
+#[test]
+fn the_ulid_counter_counts_within_a_millisecond_and_carries() {
+    let clock = ManualClock::at_unix_millis(1_700_000_000_000);
+    let gen = UlidGenerator::with_clock(clock.clone());
+    let ids = gen.next_ulids(65_537);
+    assert_eq!(ids[0].random() >> 64, 0);
+    assert_eq!(ids[65_535].random() >> 64, 65_535);
+    assert_eq!(ids[65_535].unix_millis(), 1_700_000_000_000);
+    assert_eq!(
+        (ids[65_536].unix_millis(), ids[65_536].random() >> 64),
+        (1_700_000_000_001, 0)
+    );
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    clock.advance(Duration::from_millis(5));
+    let next = gen.next_ulid();
+    assert_eq!(
+        (next.unix_millis(), next.random() >> 64),
+        (1_700_000_000_005, 0)
+    );
+}
+
+#[test]
+fn a_clock_stepped_back_keeps_the_order() {
+    let clock = ManualClock::at_unix_millis(1_700_000_000_000);
+    let uuids = Uuid7Generator::with_clock(clock.clone());
+    let ulids = UlidGenerator::with_clock(clock.clone());
+    let (mut last_uuid, mut last_ulid) = (uuids.next_uuid(), ulids.next_ulid());
+    for step in 0..200 {
+        if step % 3 == 0 {
+            clock.rewind(Duration::from_millis(7));
+        } else {
+            clock.advance(Duration::from_micros(2_300));
+        }
+        let (uuid, ulid) = (uuids.next_uuid(), ulids.next_ulid());
+        assert!(uuid > last_uuid && ulid > last_ulid, "step {step}");
+        (last_uuid, last_ulid) = (uuid, ulid);
+    }
+    // A step back of an hour: the IDs keep increasing at the high mark, and rejoin the
+    // clock when it passes it.
+    let high = last_ulid.unix_millis();
+    clock.rewind(Duration::from_secs(3_600));
+    let (uuid, ulid) = (uuids.next_uuid(), ulids.next_ulid());
+    assert!(uuid > last_uuid && ulid > last_ulid);
+    assert_eq!(ulid.unix_millis(), high);
+    assert_eq!(uuids.last_unix_millis(), uuid.unix_millis());
+    clock.advance(Duration::from_secs(3_601));
+    assert_eq!(
+        ulids.next_ulid().unix_millis(),
+        clock.now_unix_nanos() / 1_000_000
+    );
+}
+
+#[test]
+fn batches_and_fills_continue_the_single_calls() {
+    let gen = Uuid7Generator::with_clock(ManualClock::at_unix_millis(1_700_000_000_000));
+    let mut seen = vec![gen.next_uuid()];
+    seen.extend(gen.next_uuids(3));
+    let mut buf = [Uuid7::MIN; 5];
+    gen.fill(&mut buf);
+    seen.extend(buf);
+    gen.fill(&mut []);
+    seen.push(gen.next_uuid());
+    assert!(seen.windows(2).all(|w| w[1].rand_a() == w[0].rand_a() + 1));
+
+    let gen = UlidGenerator::with_clock(ManualClock::at_unix_millis(1_700_000_000_000));
+    let mut seen = vec![gen.next_ulid()];
+    seen.extend(gen.next_ulids(3));
+    let mut buf = [Ulid::MIN; 5];
+    gen.fill(&mut buf);
+    seen.extend(buf);
+    seen.push(gen.next_ulid());
+    let counters: Vec<u128> = seen.iter().map(|id| id.random() >> 64).collect();
+    assert_eq!(counters, (0..10).collect::<Vec<u128>>());
+}
+
+#[test]
+fn random_bits_differ_between_ids_and_threads() {
+    let gen = Arc::new(UlidGenerator::with_clock(ManualClock::at_unix_millis(1)));
+    let here: HashSet<u64> = gen
+        .next_ulids(1_000)
+        .iter()
+        .map(|id| id.random() as u64)
+        .collect();
+    assert_eq!(here.len(), 1_000);
+    let other = Arc::clone(&gen);
+    let there: HashSet<u64> = thread::spawn(move || {
+        other
+            .next_ulids(1_000)
+            .iter()
+            .map(|id| id.random() as u64)
+            .collect()
+    })
+    .join()
+    .unwrap();
+    assert!(here.is_disjoint(&there));
+}

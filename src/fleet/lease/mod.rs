@@ -28,75 +28,25 @@
 //!   reading taken after each mint: a process paused past it hands out nothing.
 //! - **All holders of a namespace use one layout, one TTL and one margin.**
 //!
-//! Files: the builder and the acquisition here, [`LeaseError`], the keeper that renews, the
-//! store interface each backend implements, and the owner token.
+//! Files: the builder and the acquisition here, [`LeaseError`], [`AcquireProgress`] (what an
+//! acquisition reports), how a claim is kept held while it waits (`held.rs`), the keeper that
+//! renews, the store interface each backend implements, and the owner token.
 
 mod error;
+mod held;
 pub(crate) mod keeper;
 pub(crate) mod owner;
+mod progress;
 pub(crate) mod store;
 
 pub use self::error::LeaseError;
-
-/// What [`Lease::acquire_with`] is doing, reported to its callback as each step begins: for
-/// a service to say what it waits for (and until when) while it is not ready yet.
-///
-/// ```
-/// use snowmint::lease::AcquireProgress;
-///
-/// let step = AcquireProgress::Forgetting { node: 3, until_unix_millis: 1_700_000_012_000 };
-/// assert_eq!(step.waits_until_unix_millis(), Some(1_700_000_012_000));
-/// assert_eq!(AcquireProgress::Claiming.waits_until_unix_millis(), None);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum AcquireProgress {
-    /// Claiming a node in the store.
-    Claiming,
-    /// Node `node` was claimed, but the store cannot vouch that it lost no write (a new
-    /// namespace, a wiped store, a Redis server restarted or failed over): waiting for the
-    /// forgetting rule, until the clock reads `until_unix_millis` (the node's mark included).
-    Forgetting {
-        /// The node claimed.
-        node: u64,
-        /// Until when, Unix milliseconds on the source's clock.
-        until_unix_millis: u64,
-    },
-    /// Node `node` was claimed and the store vouches for it; waiting for the clock to pass
-    /// the node's mark, `until_unix_millis`.
-    PastMark {
-        /// The node claimed.
-        node: u64,
-        /// The mark, Unix milliseconds on the source's clock.
-        until_unix_millis: u64,
-    },
-}
-
-impl AcquireProgress {
-    /// Until when this step waits, Unix milliseconds (`None` while claiming).
-    ///
-    /// ```
-    /// use snowmint::lease::AcquireProgress;
-    /// let step = AcquireProgress::PastMark { node: 0, until_unix_millis: 5 };
-    /// assert_eq!(step.waits_until_unix_millis(), Some(5));
-    /// ```
-    pub fn waits_until_unix_millis(&self) -> Option<u64> {
-        match self {
-            AcquireProgress::Claiming => None,
-            AcquireProgress::Forgetting {
-                until_unix_millis, ..
-            }
-            | AcquireProgress::PastMark {
-                until_unix_millis, ..
-            } => Some(*until_unix_millis),
-        }
-    }
-}
+pub use self::progress::AcquireProgress;
 
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use self::held::Held;
 use self::keeper::{forgetting_floor, LeaseKeeper};
 use self::store::Store;
 use crate::clock::Clock;
@@ -593,33 +543,4 @@ pub(crate) fn describe(layout: &crate::Layout, max_node: u64) -> String {
         layout.order(),
         layout.time_grid(),
     )
-}
-
-/// How long a claim is proven held while [`Lease::acquire`] waits, and how it keeps it so.
-struct Held {
-    /// A TTL less the margin after the last store call that succeeded was sent.
-    until: Instant,
-    /// The TTL less the margin.
-    window: Duration,
-    /// How soon a failed call is tried again: the renewal thread's period after a failure.
-    retry: Duration,
-}
-
-impl Held {
-    /// Calls `call` until it reaches the store (`Ok`), trying again after `retry` while the
-    /// claim is proven held past that retry; then returns the last failure. Each success
-    /// proves the claim held until its send time plus the window.
-    fn retry_while_held<T, E>(&mut self, mut call: impl FnMut() -> Result<T, E>) -> Result<T, E> {
-        loop {
-            let sent = Instant::now();
-            match call() {
-                Ok(v) => {
-                    self.until = sent + self.window;
-                    return Ok(v);
-                }
-                Err(e) if Instant::now() + self.retry >= self.until => return Err(e),
-                Err(_) => std::thread::sleep(self.retry),
-            }
-        }
-    }
 }

@@ -211,7 +211,7 @@ impl TickWindow {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct OwnTick {
     sequence_bits: u8,
-    /// The last tick of the layout: no state's tick is past it (checked in debug builds).
+    /// The last tick of the layout.
     max_tick: u64,
     /// Nanoseconds per tick.
     unit: u64,
@@ -300,21 +300,16 @@ impl OwnTick {
         state >> self.sequence_bits
     }
 
-    /// Whether the window of `tick` serves the reading `now`: the part of the rule that
-    /// needs the clock.
-    ///
-    /// `tick` is a state's ([`tick_of`](Self::tick_of)), never past the layout's last tick:
-    /// every state a generator holds is one [`step`] issued (which expires past that tick),
-    /// the next one in its tick ([`following`](Self::following)), one it held before
-    /// ([`StateCell::restore`](super::cell::StateCell::restore)), or the state of an ID of
-    /// the layout (`start_after`). So the rule does not test it on every ID.
+    /// Whether the window of `tick` serves the reading `now` (never past the layout's last
+    /// tick): the part of the rule that needs the clock.
     #[inline(always)]
     pub(crate) fn serves(&self, tick: u64, now: u64) -> bool {
-        debug_assert!(tick <= self.max_tick, "tick {tick} past the layout's last");
-        // No overflow for such a tick: every tick's end fits in u64 (checked in `new`).
-        // Wrapping all the same, so that nothing here can panic.
-        let start = tick.wrapping_mul(self.unit);
-        let end = start.wrapping_add(self.unit);
+        if tick > self.max_tick {
+            return false;
+        }
+        // No overflow: every tick's end fits in u64 (checked in `new`).
+        let start = tick * self.unit;
+        let end = start + self.unit;
         // Nanoseconds since tick 0; a reading before it wraps past every tick's end.
         let since = now.wrapping_sub(self.origin);
         // Served: `lower <= since < end`, as two comparisons of the reading (the reading's

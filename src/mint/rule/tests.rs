@@ -271,6 +271,9 @@ fn check_windows(r: &Rules, unit: u64, epoch: u64, mask: u64) -> u64 {
         let top = (0..4).map(|k| w.last.saturating_sub(k));
         for state in near.chain(top).filter(|&x| x >= floor) {
             for now in 0..epoch + unit * (r.max_tick + 3) {
+                if state >> s > r.max_tick {
+                    assert_eq!(own.next(state, now), None, "served past the last tick");
+                }
                 // The window as cached after issuing `state`: up to the next refresh.
                 let cached = w.until_refresh(state, mask).next(state, now);
                 // What it serves: a reading in the window, and the next state in the

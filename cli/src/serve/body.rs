@@ -1,11 +1,15 @@
 //! Response bodies of minted IDs, written straight into one buffer: decimal digits through
 //! `itoa` (no `fmt` machinery, no allocation per ID), as newline-terminated text or as a JSON
-//! array of strings (JavaScript's numbers lose precision above 2^53).
+//! array of strings (JavaScript's numbers lose precision above 2^53). 128-bit IDs go in as
+//! their canonical text, in the same two shapes.
 
 use snowmint::IdBatch;
 
 /// Bytes per ID, at most: 20 decimal digits and a newline, or quotes and a comma.
 const MAX_PER_ID: usize = 23;
+
+/// The room each ID's text takes besides itself: a newline, or quotes and a comma.
+const FRAMING: usize = 3;
 
 /// How the IDs of one response are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,11 +29,17 @@ pub struct Body {
 }
 
 impl Body {
-    /// A body for `n` IDs, its buffer allocated once for the longest IDs.
+    /// A body for `n` 64-bit IDs, its buffer allocated once for the longest IDs.
     pub fn with_capacity(shape: Shape, n: u64) -> Body {
+        Body::for_texts(shape, n, MAX_PER_ID - FRAMING)
+    }
+
+    /// A body for `n` IDs whose texts are at most `max_text` bytes long, its buffer
+    /// allocated once.
+    pub fn for_texts(shape: Shape, n: u64, max_text: usize) -> Body {
         let cap = usize::try_from(n)
             .unwrap_or(usize::MAX)
-            .saturating_mul(MAX_PER_ID)
+            .saturating_mul(max_text + FRAMING)
             .saturating_add(2);
         let mut buf = Vec::with_capacity(cap);
         if shape == Shape::JsonArray {
@@ -57,21 +67,13 @@ impl Body {
     #[inline]
     pub fn push(&mut self, id: u64) {
         let text = self.digits.format(id).as_bytes();
-        match self.shape {
-            Shape::Lines => {
-                self.buf.extend_from_slice(text);
-                self.buf.push(b'\n');
-            }
-            Shape::JsonArray => {
-                if !self.empty {
-                    self.buf.push(b',');
-                }
-                self.buf.push(b'"');
-                self.buf.extend_from_slice(text);
-                self.buf.push(b'"');
-            }
-        }
-        self.empty = false;
+        push_text(&mut self.buf, self.shape, &mut self.empty, text);
+    }
+
+    /// Appends one ID's text (ASCII, needing no JSON escape: digits, letters, hyphens).
+    #[inline]
+    pub fn push_text(&mut self, text: &str) {
+        push_text(&mut self.buf, self.shape, &mut self.empty, text.as_bytes());
     }
 
     /// The finished bytes.
@@ -81,6 +83,26 @@ impl Body {
         }
         self.buf
     }
+}
+
+/// One ID's text in its shape; the one place the shapes are written.
+#[inline]
+fn push_text(buf: &mut Vec<u8>, shape: Shape, empty: &mut bool, text: &[u8]) {
+    match shape {
+        Shape::Lines => {
+            buf.extend_from_slice(text);
+            buf.push(b'\n');
+        }
+        Shape::JsonArray => {
+            if !*empty {
+                buf.push(b',');
+            }
+            buf.push(b'"');
+            buf.extend_from_slice(text);
+            buf.push(b'"');
+        }
+    }
+    *empty = false;
 }
 
 #[cfg(test)]
@@ -118,6 +140,14 @@ mod tests {
             let cap = b.buf.capacity();
             for &id in &ids {
                 b.push(id);
+            }
+            let out = b.finish();
+            assert!(out.capacity() == cap && out.len() <= cap, "{shape:?}");
+            let uuid = "01a2426b-73d1-721e-8ade-35644d4eb1b3";
+            let mut b = Body::for_texts(shape, 1_000, uuid.len());
+            let cap = b.buf.capacity();
+            for _ in 0..1_000 {
+                b.push_text(uuid);
             }
             let out = b.finish();
             assert!(out.capacity() == cap && out.len() <= cap, "{shape:?}");

@@ -57,6 +57,8 @@ pub struct App {
     shard_bits: u8,
     metrics: HttpMetrics,
     activity: activity::Activity,
+    /// The 128-bit generators of `/uuid7` and `/ulid`.
+    id128: crate::id128::Generators,
 }
 
 /// Where a leased node comes from.
@@ -186,6 +188,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         shard_bits,
         metrics,
         activity: activity::Activity::new(),
+        id128: crate::id128::Generators::new(),
     });
     let served = runtime.block_on(serve(Arc::clone(&app), &args, workers, claim));
     // Tasks still running after the grace period are dropped with the runtime; then ours is

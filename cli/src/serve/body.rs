@@ -2,6 +2,11 @@
 //! `itoa` (no `fmt` machinery, no allocation per ID), as newline-terminated text or as a JSON
 //! array of strings (JavaScript's numbers lose precision above 2^53). 128-bit IDs go in as
 //! their canonical text, in the same two shapes.
+//!
+//! An ID one more than the last (the next sequence number of a reservation, most IDs of a
+//! batch) is written by incrementing the last one's digits in place: callgrind counted
+//! `itoa` at 105 instructions per ID of a `/ids?n=1000` answer, the third of the server's
+//! instructions, and the increment needs a few.
 
 use snowmint::IdBatch;
 
@@ -26,6 +31,39 @@ pub struct Body {
     buf: Vec<u8>,
     digits: itoa::Buffer,
     empty: bool,
+    last: Last,
+}
+
+/// The last ID written and its decimal digits (`len` 0 before the first).
+struct Last {
+    id: u64,
+    text: [u8; 20],
+    len: usize,
+}
+
+impl Last {
+    /// Formats `id` afresh.
+    fn set(&mut self, id: u64, digits: &mut itoa::Buffer) {
+        let text = digits.format(id).as_bytes();
+        self.text[..text.len()].copy_from_slice(text);
+        self.len = text.len();
+        self.id = id;
+    }
+
+    /// Turns the digits into those of the next number, if it has as many digits (not
+    /// after 9, 99, ...; then the digits are left unusable and must be [`set`](Self::set)).
+    fn increment(&mut self) -> bool {
+        for digit in self.text[..self.len].iter_mut().rev() {
+            if *digit == b'9' {
+                *digit = b'0';
+            } else {
+                *digit += 1;
+                self.id += 1;
+                return true;
+            }
+        }
+        false
+    }
 }
 
 impl Body {
@@ -50,6 +88,11 @@ impl Body {
             buf,
             digits: itoa::Buffer::new(),
             empty: true,
+            last: Last {
+                id: 0,
+                text: [0; 20],
+                len: 0,
+            },
         }
     }
 
@@ -66,7 +109,11 @@ impl Body {
     /// Appends one ID.
     #[inline]
     pub fn push(&mut self, id: u64) {
-        let text = self.digits.format(id).as_bytes();
+        let next = self.last.len > 0 && self.last.id.checked_add(1) == Some(id);
+        if !(next && self.last.increment()) {
+            self.last.set(id, &mut self.digits);
+        }
+        let text = &self.last.text[..self.last.len];
         push_text(&mut self.buf, self.shape, &mut self.empty, text);
     }
 
@@ -130,6 +177,28 @@ mod tests {
             body(Shape::JsonArray, &[1, u64::MAX]),
             r#"["1","18446744073709551615"]"#
         );
+    }
+
+    #[test]
+    fn runs_of_consecutive_ids_are_written_exactly() {
+        // Across every carry: 9 to 10, 99 to 100, 1999 to 2000, the largest ID; and jumps.
+        let mut ids: Vec<u64> = (0..=1_001).collect();
+        ids.extend(1_995..2_004);
+        ids.extend([7, 8, 9, 10, 5, 6]);
+        ids.extend(u64::MAX - 12..=u64::MAX);
+        ids.extend(9_999_999_999_999_999_990..10_000_000_000_000_000_010);
+        ids.extend([0, 1, 0]);
+        for shape in [Shape::Lines, Shape::JsonArray] {
+            let expected: Vec<String> = ids.iter().map(u64::to_string).collect();
+            let expected = match shape {
+                Shape::Lines => expected.iter().map(|t| format!("{t}\n")).collect(),
+                Shape::JsonArray => {
+                    let quoted: Vec<String> = expected.iter().map(|t| format!("\"{t}\"")).collect();
+                    format!("[{}]", quoted.join(","))
+                }
+            };
+            assert_eq!(body(shape, &ids), expected, "{shape:?}");
+        }
     }
 
     #[test]

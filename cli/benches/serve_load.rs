@@ -1,5 +1,6 @@
 //! Load on a running `snowmint serve` over loopback: requests per second and latency
-//! percentiles for `GET /id`, and IDs per second for `GET /ids?n=1000`.
+//! percentiles for `GET /id`, IDs per second for `GET /ids?n=1000`, and then `/ids` against
+//! a bare axum handler in paired `wrk` rounds ([`paired`]).
 //!
 //! Starts the release binary (`CARGO_BIN_EXE_snowmint`) on a free port, then drives it from
 //! a tokio client with many keep-alive HTTP/1.1 connections, each sending its next request as
@@ -21,6 +22,9 @@
 //! the default, or `raw`).
 //! Client and server share the machine's cores: record the load (`uptime`) beside the
 //! figures, as benches/README.md does.
+
+#[path = "serve_load/paired.rs"]
+mod paired;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -333,5 +337,12 @@ fn main() {
     );
     assert_eq!(many.ids, many.requests * batch, "n IDs per /ids answer");
     drop(rt);
+    let pairs: usize = env_or("SERVE_LOAD_PAIRS", 7);
+    if pairs > 0 {
+        // The service's default runtime: two workers per CPU.
+        let workers = 2 * std::thread::available_parallelism().map_or(1, |n| n.get());
+        let bare = paired::Bare::start(workers);
+        paired::run(pairs, server.port, &bare, batch);
+    }
     server.stop();
 }

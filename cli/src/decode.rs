@@ -1,12 +1,16 @@
-//! `snowmint decode`: the time, node and sequence of IDs.
+//! `snowmint decode`: the time, node and sequence of IDs (the time of 128-bit ones).
 
 use std::ffi::OsString;
 
+use clap::builder::PossibleValue;
+use clap::ValueEnum;
 use snowmint::Id;
 
 use crate::batch;
 use crate::error::CliError;
+use crate::escape::quoted;
 use crate::format::{self, Format};
+use crate::id128::{self, Id128};
 use crate::json;
 use crate::layout_arg::{self, NamedLayout};
 use crate::time::{self, Precision};
@@ -29,6 +33,12 @@ use crate::value;
 /// json reads only the quoted string, as bwmarrin/snowflake's UnmarshalJSON; an unquoted
 /// number needs --from json-number. bwmarrin/snowflake's Base64() and Bytes() forms
 /// are read only with --from bwmarrin-base64 or --from bwmarrin-bytes.
+///
+/// A UUIDv7 (36 characters, hyphenated, hex digits of either case) or a ULID (26 letters and
+/// digits, Crockford base32 of either case) is recognised by its shape and its time shown
+/// (id, time, unix_ms, encoding: the other fields are 64-bit ones). A text that reads both
+/// as a ULID and as a 64-bit ID (26 binary digits) is refused as ambiguous; --from ulid or
+/// --from base2 picks one.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// IDs to decode [default: read from standard input]
@@ -39,20 +49,75 @@ pub struct Args {
     layout: NamedLayout,
 
     /// The IDs' encoding [default: detected]
-    #[arg(long, value_name = "ENCODING", value_parser = value::choice::<Format>())]
-    from: Option<Format>,
+    #[arg(long, value_name = "ENCODING", value_parser = value::text_listing(from_arg, from_names))]
+    from: Option<From>,
 
     /// One JSON object per line
     #[arg(long)]
     json: bool,
 }
 
+/// What `--from` names: a 64-bit encoding or a 128-bit kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum From {
+    Id(Format),
+    Id128(id128::Kind),
+}
+
+fn from_arg(text: &str) -> Result<From, String> {
+    if let Ok(kind) = id128::Kind::from_str(text, false) {
+        return Ok(From::Id128(kind));
+    }
+    Format::from_str(text, false).map(From::Id).map_err(|_| {
+        let names: Vec<String> = from_names()
+            .iter()
+            .map(|p| p.get_name().to_owned())
+            .collect();
+        format!("{} is not one of: {}", quoted(text), names.join(", "))
+    })
+}
+
+fn from_names() -> Vec<PossibleValue> {
+    let ids = Format::value_variants().iter();
+    let wide = id128::Kind::value_variants().iter();
+    ids.filter_map(ValueEnum::to_possible_value)
+        .chain(wide.filter_map(ValueEnum::to_possible_value))
+        .collect()
+}
+
 pub fn run(args: Args) -> Result<(), CliError> {
     batch::each_token(&args.ids, "decode", |token| {
-        let (id, format) = format::read_id(token, args.from, &args.layout.layout)?;
         // It parsed, so it is ASCII.
-        let text = String::from_utf8_lossy(token);
-        Ok(describe(id, format, &text, &args.layout, args.json))
+        let text = || String::from_utf8_lossy(token);
+        let from = match args.from {
+            Some(From::Id128(kind)) => {
+                return Ok(Id128::parse(kind, token)?.describe(&text(), args.json))
+            }
+            Some(From::Id(format)) => Some(format),
+            None => None,
+        };
+        let narrow = format::read_id(token, from, &args.layout.layout);
+        let wide = if from.is_none() {
+            Id128::detect(token)
+        } else {
+            None
+        };
+        match (wide, narrow) {
+            (None | Some(Err(_)), Ok((id, format))) => {
+                Ok(describe(id, format, &text(), &args.layout, args.json))
+            }
+            (Some(Ok(wide)), Err(_)) => Ok(wide.describe(&text(), args.json)),
+            // Shaped as a 128-bit ID: its reason is the one that was meant.
+            (Some(Err(why)), Err(_)) | (None, Err(why)) => Err(why),
+            (Some(Ok(wide)), Ok((id, format))) => Err(format!(
+                "{} is ambiguous: it reads as {} {wide} and as {} {id}; pass --from {} or --from {} to pick one",
+                quoted(token),
+                wide.kind().name(),
+                format.name(),
+                wide.kind().name(),
+                format.name()
+            )),
+        }
     })
 }
 

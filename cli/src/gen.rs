@@ -1,10 +1,12 @@
-//! `snowmint gen`: mint IDs, one per line.
+//! `snowmint gen`: mint IDs, one per line: 64-bit Snowflake-family IDs (the default) or,
+//! with `--kind uuid7|ulid`, 128-bit ones.
 
 use snowmint::{FillError, Generator, Id, LayoutError};
 use std::io::{self, Write};
 
 use crate::error::CliError;
 use crate::format::Format;
+use crate::id128::{self, Generator128};
 use crate::layout_arg::{self, NamedLayout};
 use crate::node_arg::NodeArgs;
 use crate::time;
@@ -17,21 +19,41 @@ use crate::value;
 /// for sonyflake; see `snowmint layouts`): more IDs per second need more node numbers. When
 /// a tick is used up, the generator waits for the next one; the output is written every
 /// MiB and at the end.
+///
+/// With --kind uuid7 or --kind ulid, 128-bit IDs in their canonical text (no node, no
+/// layout, no other format: --layout, --node, --node-from and --format are refused), from
+/// one lock-free generator, strictly increasing.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// How many IDs
     #[arg(short = 'n', long = "count", value_name = "N", default_value = "1", value_parser = value::text(value::number))]
     count: u64,
 
-    #[arg(short, long, value_name = "LAYOUT", default_value = "twitter", value_parser = value::text(layout_arg::parse), help = layout_arg::HELP)]
-    layout: NamedLayout,
+    /// Which IDs: 64-bit Snowflake-family IDs of --layout, or 128-bit UUIDv7 or ULID
+    #[arg(short, long, value_name = "KIND", default_value = "snowflake", value_parser = value::choice::<Kind>())]
+    kind: Kind,
+
+    /// [default: twitter]
+    #[arg(short, long, value_name = "LAYOUT", value_parser = value::text(layout_arg::parse), help = layout_arg::HELP)]
+    layout: Option<NamedLayout>,
 
     #[command(flatten)]
     node: NodeArgs,
 
-    /// How to write each ID
-    #[arg(short, long, value_name = "FORMAT", default_value = "decimal", value_parser = value::choice::<Format>())]
-    format: Format,
+    /// How to write each ID [default: decimal]
+    #[arg(short, long, value_name = "FORMAT", value_parser = value::choice::<Format>())]
+    format: Option<Format>,
+}
+
+/// What `gen` mints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kind {
+    /// 64-bit IDs of --layout
+    Snowflake,
+    /// RFC 9562 UUID version 7 (36 characters, lowercase hex, hyphenated)
+    Uuid7,
+    /// ULID (26 characters of Crockford base32, uppercase)
+    Ulid,
 }
 
 /// Output gathered before a write when no tick runs out first (layouts whose cap is above
@@ -46,13 +68,25 @@ const MAX_LINE: usize = 66;
 const CHUNK: usize = 4_096;
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let node = args.node.resolve(&args.layout.layout)?;
-    let gen = Generator::new(args.layout.layout, node).map_err(|e| match e {
+    let kind = match args.kind {
+        Kind::Snowflake => None,
+        Kind::Uuid7 => Some(id128::Kind::Uuid7),
+        Kind::Ulid => Some(id128::Kind::Ulid),
+    };
+    if let Some(kind) = kind {
+        return run_128(&args, kind);
+    }
+    let named = match args.layout {
+        Some(named) => named,
+        None => layout_arg::parse("twitter").map_err(CliError::input)?,
+    };
+    let format = args.format.unwrap_or(Format::Decimal);
+    let node = args.node.resolve(&named.layout)?;
+    let gen = Generator::new(named.layout, node).map_err(|e| match e {
         LayoutError::Expired { .. } => CliError::input(format_args!(
-            "layout {} expired on {}: its time field is full, so no ID can be minted (its IDs still decode); \
+            "layout {named} expired on {}: its time field is full, so no ID can be minted (its IDs still decode); \
              use a later epoch, more time bits or a longer unit",
-            args.layout,
-            time::display_millis(args.layout.layout.expiry_unix_millis())
+            time::display_millis(named.layout.expiry_unix_millis())
         )),
         other => CliError::input(other),
     })?;
@@ -69,7 +103,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         let written = filled
             .as_ref()
             .map_or_else(FillError::filled, |()| chunk.len());
-        append(args.format, &chunk[..written], &mut buf, &mut digits)?;
+        append(format, &chunk[..written], &mut buf, &mut digits)?;
         left -= written as u64;
         if let Err(e) = filled {
             // The IDs minted before the error are valid: they go out before it is reported.
@@ -81,6 +115,43 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 e.error()
             )));
         }
+        if buf.len() >= OUT_BUFFER {
+            write_out(&mut out, &mut buf)?;
+        }
+    }
+    write_out(&mut out, &mut buf)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// `gen --kind uuid7|ulid`: the flags of 64-bit IDs are refused, naming the flag.
+fn run_128(args: &Args, kind: id128::Kind) -> Result<(), CliError> {
+    let given = [
+        (args.layout.is_some(), "--layout"),
+        (args.node.node.is_some(), "--node"),
+        (args.node.node_from.is_some(), "--node-from"),
+        (args.node.allow_shared, "--allow-shared"),
+        (args.format.is_some(), "--format"),
+    ];
+    if let Some((_, flag)) = given.iter().find(|(given, _)| *given) {
+        return Err(CliError::input(format_args!(
+            "{flag} does not apply to --kind {}: a 128-bit ID has no layout or node and is \
+             written in its canonical text only; drop {flag}, or use --kind snowflake",
+            kind.name()
+        )));
+    }
+    let gen = Generator128::new(kind);
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let mut buf = Vec::with_capacity(OUT_BUFFER + (id128::MAX_TEXT + 1) * id128::CHUNK);
+    let mut left = args.count;
+    while left > 0 {
+        let n = usize::try_from(left).map_or(id128::CHUNK, |left| left.min(id128::CHUNK));
+        gen.mint(n, |text| {
+            buf.extend_from_slice(text.as_bytes());
+            buf.push(b'\n');
+        });
+        left -= n as u64;
         if buf.len() >= OUT_BUFFER {
             write_out(&mut out, &mut buf)?;
         }

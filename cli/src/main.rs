@@ -1,4 +1,5 @@
-//! `snowmint`: mint, decode, encode and compose time-ordered 64-bit IDs from the command line.
+//! `snowmint`: mint, decode, encode and compose time-ordered 64-bit IDs (and mint and decode
+//! 128-bit UUIDv7 and ULID) from the command line.
 //!
 //! A crate of its own (`snowmint-cli`, in `cli/`), so that the library's users never build
 //! clap, humantime or the ID service's axum and tokio; `cargo install --path cli` installs it.
@@ -15,6 +16,7 @@ mod error;
 mod escape;
 mod format;
 mod gen;
+mod id128;
 mod json;
 mod layout_arg;
 mod layouts;

@@ -1,4 +1,5 @@
-//! `--node N` and `--node-from env|ip|hostname`: the node number of minted or composed IDs.
+//! `--node N` and `--node-from env|ip|ip-sonyflake-v2|hostname`: the node number of minted or
+//! composed IDs.
 //!
 //! Every rule (decimal variable, private address ranges, StatefulSet ordinal, the layout's
 //! node range) is the library's, in `snowmint::node`; this module picks the provider, names
@@ -25,6 +26,9 @@ pub enum NodeFrom {
     /// 100.64/10 only with --allow-shared. Unique only among machines whose addresses differ in those bits
     /// (one /22 for Twitter's 10).
     Ip,
+    /// Sonyflake v2's New(): the low 16 bits of that address whatever the layout's node
+    /// bits, refused (exit 2) when they do not fit fewer, where ip would cut them
+    IpSonyflakeV2,
     /// The trailing number of the host name, as a Kubernetes StatefulSet's pod `web-3` has.
     Hostname,
 }
@@ -50,9 +54,10 @@ pub struct NodeArgs {
 impl NodeArgs {
     /// The node number, checked against the layout.
     pub fn resolve(&self, layout: &Layout) -> Result<u64, CliError> {
-        if self.allow_shared && self.node_from != Some(NodeFrom::Ip) {
+        let from_ip = matches!(self.node_from, Some(NodeFrom::Ip | NodeFrom::IpSonyflakeV2));
+        if self.allow_shared && !from_ip {
             return Err(CliError::input(
-                "--allow-shared applies only to --node-from ip",
+                "--allow-shared applies only to --node-from ip or ip-sonyflake-v2",
             ));
         }
         let (flag, result) = match self.node_from {
@@ -63,6 +68,10 @@ impl NodeArgs {
                 node::EnvVar::new(NODE_ENV).node(layout),
             ),
             Some(NodeFrom::Ip) => ("--node-from ip: ", self.ip_source().node(layout)),
+            Some(NodeFrom::IpSonyflakeV2) => (
+                "--node-from ip-sonyflake-v2: ",
+                self.ip_source().sonyflake_v2(true).node(layout),
+            ),
             Some(NodeFrom::Hostname) => (
                 "--node-from hostname: ",
                 node::StatefulSetOrdinal::new().node(layout),
@@ -108,6 +117,10 @@ fn cli_error(flag: &str, err: &NodeError) -> CliError {
         | NodeError::EnvMissing { .. }
         | NodeError::EnvInvalid { .. }
         | NodeError::Rejected { .. } => CliError::input(format_args!("{flag}{err}")),
+        NodeError::AddressOutOfRange { .. } => CliError::input(format_args!(
+            "{flag}{err}; a layout with 16 node bits or more takes it, --node-from ip takes \
+             the low node bits instead"
+        )),
         NodeError::NoPrivateIpv4 {
             shared_allowed: false,
             ..
@@ -181,7 +194,11 @@ mod tests {
                 .resolve(&Layout::TWITTER)
                 .unwrap_err();
             assert_eq!(err.kind(), Kind::Input, "{from}");
-            assert!(err.message().contains("only to --node-from ip"), "{from}");
+            assert!(
+                err.message()
+                    .contains("only to --node-from ip or ip-sonyflake-v2"),
+                "{from}"
+            );
         }
     }
 
@@ -203,6 +220,45 @@ mod tests {
         assert!(cli
             .message()
             .contains("--allow-shared accepts 100.64.0.0/10"));
+    }
+
+    #[test]
+    fn the_sonyflake_v2_rule_takes_16_bits_and_refuses_what_does_not_fit() {
+        let v2 = args(&["--node-from", "ip-sonyflake-v2"]).unwrap();
+        assert_eq!(v2.node_from, Some(NodeFrom::IpSonyflakeV2));
+        let bits = |n: u8| {
+            Layout::SONYFLAKE_V2
+                .to_builder()
+                .node_bits(n)
+                .time_bits(63 - 8 - n)
+                .build()
+                .unwrap()
+        };
+        let source = |addr: Ipv4Addr| v2.ip_source().sonyflake_v2(true).from_addrs([addr]);
+        // Go's New() with BitsMachineID 10: 10.1.3.255 is 1023, 10.1.4.0 (1024) is refused,
+        // where --node-from ip keeps its low 10 bits (0).
+        let ten = bits(10);
+        assert_eq!(source(Ipv4Addr::new(10, 1, 3, 255)).node(&ten), Ok(1023));
+        let err = source(Ipv4Addr::new(10, 1, 4, 0)).node(&ten).unwrap_err();
+        let cli = cli_error("--node-from ip-sonyflake-v2: ", &err);
+        assert_eq!(cli.kind(), Kind::Input);
+        assert!(
+            cli.message().contains("16 node bits or more"),
+            "{}",
+            cli.message()
+        );
+        let cut = v2.ip_source().from_addrs([Ipv4Addr::new(10, 1, 4, 0)]);
+        assert_eq!(cut.node(&ten), Ok(0));
+        // With 20 machine bits Go still takes 16: 10.17.4.1 is 0x0401, not 0x10401.
+        let wide = source(Ipv4Addr::new(10, 17, 4, 1)).node(&bits(20));
+        assert_eq!(wide, Ok(0x0401));
+        let err = args(&["--node-from", "ip-sonyflake-v2", "--allow-shared"])
+            .unwrap()
+            .resolve(&Layout::TWITTER);
+        assert!(
+            !matches!(&err, Err(e) if e.message().contains("applies only")),
+            "--allow-shared goes with it"
+        );
     }
 
     #[test]

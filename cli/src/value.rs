@@ -25,6 +25,17 @@ pub fn text<T>(parse: fn(&str) -> Result<T, String>) -> Text<T> {
     }
 }
 
+/// A [`Text`] parser whose accepted names `--help` lists.
+pub fn text_listing<T>(
+    parse: fn(&str) -> Result<T, String>,
+    possible: fn() -> Vec<PossibleValue>,
+) -> Text<T> {
+    Text {
+        parse,
+        possible: Some(possible),
+    }
+}
+
 /// A [`Text`] parser for a `ValueEnum`, by its names, which `--help` lists.
 pub fn choice<T: ValueEnum + Clone + Send + Sync + 'static>() -> Text<T> {
     Text {

@@ -127,7 +127,7 @@ fn a_new_namespace_listens_at_once_and_says_it_waits_for_the_forgetting_rule() {
     );
 
     // Minting is refused with the same answer meanwhile; /healthz fails as before.
-    for path in ["/id", "/ids?n=5"] {
+    for path in ["/id", "/ids?n=5", "/uuid7?n=5", "/ulid?n=5"] {
         let refused = server.get(path);
         assert_eq!(refused.status, 503, "{path}: {}", refused.text());
         assert_eq!(refused.error_code(), "unavailable");

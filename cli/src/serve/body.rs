@@ -1,11 +1,20 @@
 //! Response bodies of minted IDs, written straight into one buffer: decimal digits through
 //! `itoa` (no `fmt` machinery, no allocation per ID), as newline-terminated text or as a JSON
-//! array of strings (JavaScript's numbers lose precision above 2^53).
+//! array of strings (JavaScript's numbers lose precision above 2^53). 128-bit IDs go in as
+//! their canonical text, in the same two shapes.
+//!
+//! An ID one more than the last (the next sequence number of a reservation, most IDs of a
+//! batch) is written by incrementing the last one's digits in place: callgrind counted
+//! `itoa` at 105 instructions per ID of a `/ids?n=1000` answer, the third of the server's
+//! instructions, and the increment needs a few.
 
 use snowmint::IdBatch;
 
 /// Bytes per ID, at most: 20 decimal digits and a newline, or quotes and a comma.
 const MAX_PER_ID: usize = 23;
+
+/// The room each ID's text takes besides itself: a newline, or quotes and a comma.
+const FRAMING: usize = 3;
 
 /// How the IDs of one response are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,14 +31,53 @@ pub struct Body {
     buf: Vec<u8>,
     digits: itoa::Buffer,
     empty: bool,
+    last: Last,
+}
+
+/// The last ID written and its decimal digits (`len` 0 before the first).
+struct Last {
+    id: u64,
+    text: [u8; 20],
+    len: usize,
+}
+
+impl Last {
+    /// Formats `id` afresh.
+    fn set(&mut self, id: u64, digits: &mut itoa::Buffer) {
+        let text = digits.format(id).as_bytes();
+        self.text[..text.len()].copy_from_slice(text);
+        self.len = text.len();
+        self.id = id;
+    }
+
+    /// Turns the digits into those of the next number, if it has as many digits (not
+    /// after 9, 99, ...; then the digits are left unusable and must be [`set`](Self::set)).
+    fn increment(&mut self) -> bool {
+        for digit in self.text[..self.len].iter_mut().rev() {
+            if *digit == b'9' {
+                *digit = b'0';
+            } else {
+                *digit += 1;
+                self.id += 1;
+                return true;
+            }
+        }
+        false
+    }
 }
 
 impl Body {
-    /// A body for `n` IDs, its buffer allocated once for the longest IDs.
+    /// A body for `n` 64-bit IDs, its buffer allocated once for the longest IDs.
     pub fn with_capacity(shape: Shape, n: u64) -> Body {
+        Body::for_texts(shape, n, MAX_PER_ID - FRAMING)
+    }
+
+    /// A body for `n` IDs whose texts are at most `max_text` bytes long, its buffer
+    /// allocated once.
+    pub fn for_texts(shape: Shape, n: u64, max_text: usize) -> Body {
         let cap = usize::try_from(n)
             .unwrap_or(usize::MAX)
-            .saturating_mul(MAX_PER_ID)
+            .saturating_mul(max_text + FRAMING)
             .saturating_add(2);
         let mut buf = Vec::with_capacity(cap);
         if shape == Shape::JsonArray {
@@ -40,6 +88,11 @@ impl Body {
             buf,
             digits: itoa::Buffer::new(),
             empty: true,
+            last: Last {
+                id: 0,
+                text: [0; 20],
+                len: 0,
+            },
         }
     }
 
@@ -56,22 +109,18 @@ impl Body {
     /// Appends one ID.
     #[inline]
     pub fn push(&mut self, id: u64) {
-        let text = self.digits.format(id).as_bytes();
-        match self.shape {
-            Shape::Lines => {
-                self.buf.extend_from_slice(text);
-                self.buf.push(b'\n');
-            }
-            Shape::JsonArray => {
-                if !self.empty {
-                    self.buf.push(b',');
-                }
-                self.buf.push(b'"');
-                self.buf.extend_from_slice(text);
-                self.buf.push(b'"');
-            }
+        let next = self.last.len > 0 && self.last.id.checked_add(1) == Some(id);
+        if !(next && self.last.increment()) {
+            self.last.set(id, &mut self.digits);
         }
-        self.empty = false;
+        let text = &self.last.text[..self.last.len];
+        push_text(&mut self.buf, self.shape, &mut self.empty, text);
+    }
+
+    /// Appends one ID's text (ASCII, needing no JSON escape: digits, letters, hyphens).
+    #[inline]
+    pub fn push_text(&mut self, text: &str) {
+        push_text(&mut self.buf, self.shape, &mut self.empty, text.as_bytes());
     }
 
     /// The finished bytes.
@@ -81,6 +130,26 @@ impl Body {
         }
         self.buf
     }
+}
+
+/// One ID's text in its shape; the one place the shapes are written.
+#[inline]
+fn push_text(buf: &mut Vec<u8>, shape: Shape, empty: &mut bool, text: &[u8]) {
+    match shape {
+        Shape::Lines => {
+            buf.extend_from_slice(text);
+            buf.push(b'\n');
+        }
+        Shape::JsonArray => {
+            if !*empty {
+                buf.push(b',');
+            }
+            buf.push(b'"');
+            buf.extend_from_slice(text);
+            buf.push(b'"');
+        }
+    }
+    *empty = false;
 }
 
 #[cfg(test)]
@@ -111,6 +180,28 @@ mod tests {
     }
 
     #[test]
+    fn runs_of_consecutive_ids_are_written_exactly() {
+        // Across every carry: 9 to 10, 99 to 100, 1999 to 2000, the largest ID; and jumps.
+        let mut ids: Vec<u64> = (0..=1_001).collect();
+        ids.extend(1_995..2_004);
+        ids.extend([7, 8, 9, 10, 5, 6]);
+        ids.extend(u64::MAX - 12..=u64::MAX);
+        ids.extend(9_999_999_999_999_999_990..10_000_000_000_000_000_010);
+        ids.extend([0, 1, 0]);
+        for shape in [Shape::Lines, Shape::JsonArray] {
+            let expected: Vec<String> = ids.iter().map(u64::to_string).collect();
+            let expected = match shape {
+                Shape::Lines => expected.iter().map(|t| format!("{t}\n")).collect(),
+                Shape::JsonArray => {
+                    let quoted: Vec<String> = expected.iter().map(|t| format!("\"{t}\"")).collect();
+                    format!("[{}]", quoted.join(","))
+                }
+            };
+            assert_eq!(body(shape, &ids), expected, "{shape:?}");
+        }
+    }
+
+    #[test]
     fn the_buffer_never_grows() {
         let ids = vec![u64::MAX; 1_000];
         for shape in [Shape::Lines, Shape::JsonArray] {
@@ -118,6 +209,14 @@ mod tests {
             let cap = b.buf.capacity();
             for &id in &ids {
                 b.push(id);
+            }
+            let out = b.finish();
+            assert!(out.capacity() == cap && out.len() <= cap, "{shape:?}");
+            let uuid = "01a2426b-73d1-721e-8ade-35644d4eb1b3";
+            let mut b = Body::for_texts(shape, 1_000, uuid.len());
+            let cap = b.buf.capacity();
+            for _ in 0..1_000 {
+                b.push_text(uuid);
             }
             let out = b.finish();
             assert!(out.capacity() == cap && out.len() <= cap, "{shape:?}");

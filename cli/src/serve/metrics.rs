@@ -42,6 +42,8 @@ pub const UPKEEP_EVERY: Duration = Duration::from_secs(5);
 pub enum Route {
     Id = 0,
     Ids,
+    Uuid7,
+    Ulid,
     Decode,
     Livez,
     Readyz,
@@ -54,9 +56,11 @@ pub enum Route {
 }
 
 impl Route {
-    const ALL: [Route; 9] = [
+    const ALL: [Route; 11] = [
         Route::Id,
         Route::Ids,
+        Route::Uuid7,
+        Route::Ulid,
         Route::Decode,
         Route::Livez,
         Route::Readyz,
@@ -71,6 +75,8 @@ impl Route {
         match path {
             "/id" => Route::Id,
             "/ids" => Route::Ids,
+            "/uuid7" => Route::Uuid7,
+            "/ulid" => Route::Ulid,
             "/livez" => Route::Livez,
             "/readyz" => Route::Readyz,
             "/healthz" => Route::Healthz,
@@ -85,6 +91,8 @@ impl Route {
         match self {
             Route::Id => "/id",
             Route::Ids => "/ids",
+            Route::Uuid7 => "/uuid7",
+            Route::Ulid => "/ulid",
             Route::Decode => "/decode",
             Route::Livez => "/livez",
             Route::Readyz => "/readyz",
@@ -269,6 +277,8 @@ mod tests {
     fn routes_of_paths() {
         assert_eq!(Route::of("/id"), Route::Id);
         assert_eq!(Route::of("/ids"), Route::Ids);
+        assert_eq!(Route::of("/uuid7"), Route::Uuid7);
+        assert_eq!(Route::of("/ulid"), Route::Ulid);
         assert_eq!(Route::of("/decode/123"), Route::Decode);
         assert_eq!(Route::of("/decode"), Route::Other);
         assert_eq!(Route::of("/idz"), Route::Other);

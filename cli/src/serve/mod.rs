@@ -2,7 +2,7 @@
 //! number fixed or leased from Redis or etcd.
 //!
 //! One concept per module: [`args`] the flags, [`source`] minting from tasks, [`routes`] the
-//! endpoints, [`body`] the ID bodies, [`query`] the query strings, [`problem`] error answers,
+//! endpoints, [`spares`] the shards lent to a busy worker, [`body`] the ID bodies, [`query`] the query strings, [`problem`] error answers,
 //! [`readiness`] what the service waits for, [`metrics`] the Prometheus side, [`activity`]
 //! the counts behind the status page ([`status`]), [`shutdown`] the stop signals.
 //!
@@ -21,6 +21,7 @@ mod readiness;
 mod routes;
 mod shutdown;
 mod source;
+mod spares;
 mod status;
 
 pub use self::args::Args;
@@ -57,6 +58,8 @@ pub struct App {
     shard_bits: u8,
     metrics: HttpMetrics,
     activity: activity::Activity,
+    /// The 128-bit generators of `/uuid7` and `/ulid`.
+    id128: crate::id128::Generators,
 }
 
 /// Where a leased node comes from.
@@ -143,7 +146,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
         None => {
             let node = args.node.resolve(&layout)?;
             let gen = builder.node(node).build().map_err(|e| shard_error(&e))?;
-            let _ = minter.set(Minter::Fixed(gen));
+            let spares = spares::Spares::take(&gen, workers);
+            let _ = minter.set(Minter::Fixed(gen, spares));
             (None, None)
         }
         Some(url) => {
@@ -186,6 +190,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         shard_bits,
         metrics,
         activity: activity::Activity::new(),
+        id128: crate::id128::Generators::new(),
     });
     let served = runtime.block_on(serve(Arc::clone(&app), &args, workers, claim));
     // Tasks still running after the grace period are dropped with the runtime; then ours is

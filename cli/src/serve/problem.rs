@@ -43,7 +43,7 @@ impl Problem {
             status: StatusCode::NOT_FOUND,
             code: "not_found",
             message: format!(
-                "no endpoint {}: GET /id, /ids?n=N, /decode/{{id}}, /livez, /readyz, /healthz, /metrics",
+                "no endpoint {}: GET /id, /ids?n=N, /uuid7?n=N, /ulid?n=N, /decode/{{id}}, /livez, /readyz, /healthz, /metrics",
                 crate::escape::quoted(path)
             ),
             retry_after: None,

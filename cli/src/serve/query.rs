@@ -1,7 +1,7 @@
 //! The query strings of every endpoint, one grammar: `&`-separated `key=value` pairs, keys
 //! and values percent-decoded as a path is (`%35` is `5`, `+` stays `+`), parameters an
-//! endpoint does not take ignored (so a cache-busting `?_=123` works anywhere). `GET /ids`
-//! takes `n`, the number of IDs, checked by hand so that every bad query gets its own message
+//! endpoint does not take ignored (so a cache-busting `?_=123` works anywhere). `GET /ids`,
+//! `/uuid7` and `/ulid` take `n`, the number of IDs, checked by hand so that every bad query gets its own message
 //! naming the rule (a generic extractor would say "failed to deserialize").
 
 use std::borrow::Cow;
@@ -57,8 +57,8 @@ fn percent_decoded(text: &str) -> Result<Cow<'_, str>, Problem> {
     String::from_utf8(out).map(Cow::Owned).map_err(|_| bad())
 }
 
-/// The count asked for, checked against `1..=max`.
-pub fn count(query: Option<&str>, max: u64) -> Result<u64, Problem> {
+/// The count asked for on `path`, checked against `1..=max`.
+pub fn count(path: &str, query: Option<&str>, max: u64) -> Result<u64, Problem> {
     let rule = || format!("n: plain decimal digits, 1 to {max}");
     let mut n = None;
     for (key, value) in pairs(query)? {
@@ -77,7 +77,7 @@ pub fn count(query: Option<&str>, max: u64) -> Result<u64, Problem> {
         return Err(Problem::bad_request(
             "n_missing",
             format!(
-                "/ids needs n, the number of IDs, e.g. /ids?n=100 ({})",
+                "{path} needs n, the number of IDs, e.g. {path}?n=100 ({})",
                 rule()
             ),
         ));
@@ -105,19 +105,19 @@ mod tests {
     use super::*;
 
     fn code(query: Option<&str>) -> &'static str {
-        count(query, 100).unwrap_err().code
+        count("/ids", query, 100).unwrap_err().code
     }
 
     #[test]
     fn good_counts() {
-        assert_eq!(count(Some("n=1"), 100), Ok(1));
-        assert_eq!(count(Some("n=100"), 100), Ok(100));
-        assert_eq!(count(Some("&n=5&"), 100), Ok(5));
+        assert_eq!(count("/ids", Some("n=1"), 100), Ok(1));
+        assert_eq!(count("/ids", Some("n=100"), 100), Ok(100));
+        assert_eq!(count("/ids", Some("&n=5&"), 100), Ok(5));
         // Percent-decoded, as a path is: %35 is 5, and the key may be encoded too.
-        assert_eq!(count(Some("n=%35"), 100), Ok(5));
-        assert_eq!(count(Some("%6e=1%30"), 100), Ok(10));
+        assert_eq!(count("/ids", Some("n=%35"), 100), Ok(5));
+        assert_eq!(count("/ids", Some("%6e=1%30"), 100), Ok(10));
         // Parameters /ids does not take are ignored, as on every endpoint.
-        assert_eq!(count(Some("_=123&n=7&count=9"), 100), Ok(7));
+        assert_eq!(count("/ids", Some("_=123&n=7&count=9"), 100), Ok(7));
     }
 
     #[test]
@@ -138,13 +138,15 @@ mod tests {
         for bad in ["n=%3", "n=%zz", "n=%ff", "x=%", "n=1&y=%e2%82"] {
             assert_eq!(code(Some(bad)), "bad_query", "{bad}");
         }
-        let message = count(Some("n=0"), 100).unwrap_err().message;
+        let missing = count("/ulid", None, 100).unwrap_err().message;
+        assert!(missing.starts_with("/ulid needs n"), "{missing}");
+        let message = count("/ids", Some("n=0"), 100).unwrap_err().message;
         assert_eq!(
             message,
             "n=0 is out of range: allowed 1 to 100 (the server's --max-batch)"
         );
         // A decoded control character is shown escaped, never raw.
-        let message = count(Some("n=%1b[2J"), 100).unwrap_err().message;
+        let message = count("/ids", Some("n=%1b[2J"), 100).unwrap_err().message;
         assert!(!message.contains('\x1b'), "{message}");
         assert!(message.contains("is not a number"), "{message}");
     }

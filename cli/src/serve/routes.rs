@@ -4,6 +4,7 @@
 //! |---|---|
 //! | `GET /id` | one decimal ID and a newline, `text/plain` |
 //! | `GET /ids?n=N` | `N` IDs (1 to `--max-batch`), one per line; with `Accept: application/json`, a JSON array of strings |
+//! | `GET /uuid7?n=N`, `GET /ulid?n=N` | `N` UUIDv7s or ULIDs in their canonical text, strictly increasing; the same query, limits, shapes, errors and readiness as `/ids` |
 //! | `GET /decode/{id}` | the ID's time, node, sequence and layout as JSON |
 //! | `GET /livez` | 200 while the process runs |
 //! | `GET /readyz` | 200 while minting; else 503 naming the state ([`readiness`](super::readiness)) |
@@ -37,6 +38,7 @@ use super::source::Health;
 use super::status;
 use super::App;
 use crate::format::{self, Format};
+use crate::id128::{self, Kind};
 use crate::json;
 use crate::time::{self, Precision};
 
@@ -49,6 +51,8 @@ pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/id", get(id))
         .route("/ids", get(ids))
+        .route("/uuid7", get(uuid7))
+        .route("/ulid", get(ulid))
         .route("/decode/{id}", get(decode))
         .route("/livez", get(livez))
         .route("/readyz", get(readyz))
@@ -129,17 +133,22 @@ fn wants_json(headers: &HeaderMap) -> bool {
         })
 }
 
-/// `GET /ids?n=N`.
-async fn ids(State(app): State<Arc<App>>, uri: Uri, headers: HeaderMap) -> Response {
-    let n = match query::count(uri.query(), app.max_batch) {
-        Ok(n) => n,
-        Err(problem) => return problem.into_response(),
-    };
-    let (shape, content_type) = if wants_json(&headers) {
+/// The body's shape and content type, as the client asked.
+fn shape(headers: &HeaderMap) -> (Shape, HeaderValue) {
+    if wants_json(headers) {
         (Shape::JsonArray, JSON)
     } else {
         (Shape::Lines, TEXT)
+    }
+}
+
+/// `GET /ids?n=N`.
+async fn ids(State(app): State<Arc<App>>, uri: Uri, headers: HeaderMap) -> Response {
+    let n = match query::count(uri.path(), uri.query(), app.max_batch) {
+        Ok(n) => n,
+        Err(problem) => return problem.into_response(),
     };
+    let (shape, content_type) = shape(&headers);
     let minter = match minter(&app) {
         Ok(minter) => minter,
         Err(refused) => return refused.into_response(),
@@ -160,6 +169,43 @@ async fn ids(State(app): State<Arc<App>>, uri: Uri, headers: HeaderMap) -> Respo
         // The IDs reserved so far are dropped: never handed out, never reused.
         Err(refusal) => Problem::from(refusal).into_response(),
     }
+}
+
+/// `GET /uuid7?n=N`.
+async fn uuid7(State(app): State<Arc<App>>, uri: Uri, headers: HeaderMap) -> Response {
+    ids128(&app, Kind::Uuid7, &uri, &headers).await
+}
+
+/// `GET /ulid?n=N`.
+async fn ulid(State(app): State<Arc<App>>, uri: Uri, headers: HeaderMap) -> Response {
+    ids128(&app, Kind::Ulid, &uri, &headers).await
+}
+
+/// `N` 128-bit IDs, by the rules of `/ids`: the count checked first, then readiness (refused
+/// with `/readyz`'s 503 while the node is claimed, fenced or lost, so that a client sees one
+/// service), then a reservation per [`id128::CHUNK`] IDs, letting the worker serve others
+/// between them.
+async fn ids128(app: &App, kind: Kind, uri: &Uri, headers: &HeaderMap) -> Response {
+    let n = match query::count(uri.path(), uri.query(), app.max_batch) {
+        Ok(n) => n,
+        Err(problem) => return problem.into_response(),
+    };
+    let (shape, content_type) = shape(headers);
+    if let Some(refused) = app.not_ready() {
+        return refused.into_response();
+    }
+    let gen = app.id128.of(kind);
+    let mut body = Body::for_texts(shape, n, id128::MAX_TEXT);
+    let mut left = n;
+    while left > 0 {
+        let chunk = usize::try_from(left).map_or(id128::CHUNK, |left| left.min(id128::CHUNK));
+        gen.mint(chunk, |text| body.push_text(text));
+        left -= chunk as u64;
+        if left > 0 {
+            tokio::task::yield_now().await;
+        }
+    }
+    ids_response(content_type, body.finish())
 }
 
 /// `GET /decode/{id}`: a decimal ID, decoded with the service's layout.

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use super::spares::Spares;
 use snowmint::asynchronous::retry_with;
 use snowmint::{
     Clock, FenceError, Fenced, Id, IdBatch, IdSource, Layout, MintError, MintFailure,
@@ -12,8 +13,9 @@ use snowmint::{
 /// The service's generator, by where its node number came from. Generic over the clock
 /// only so that tests can stand time still.
 pub enum Minter<C: Clock = TscClock> {
-    /// `--node` or `--node-from`: the node is fixed for the process's life.
-    Fixed(ShardedGenerator<C>),
+    /// `--node` or `--node-from`: the node is fixed for the process's life. The spares lend
+    /// their ticks when a worker's shard has used its own up.
+    Fixed(ShardedGenerator<C>, Spares<C>),
     /// `--lease`: the node is leased from Redis or etcd; minting stops while the lease is
     /// fenced.
     Leased {
@@ -53,7 +55,7 @@ impl<C: Clock> Minter<C> {
     /// The layout of the IDs.
     pub fn layout(&self) -> &Layout {
         match self {
-            Minter::Fixed(gen) => gen.layout(),
+            Minter::Fixed(gen, _) => gen.layout(),
             Minter::Leased { gen, .. } => gen.layout(),
         }
     }
@@ -61,7 +63,7 @@ impl<C: Clock> Minter<C> {
     /// The node number (the node bits above the shard bits).
     pub fn node(&self) -> u64 {
         match self {
-            Minter::Fixed(gen) => gen.node(),
+            Minter::Fixed(gen, _) => gen.node(),
             Minter::Leased { gen, .. } => gen.node(),
         }
     }
@@ -69,7 +71,7 @@ impl<C: Clock> Minter<C> {
     /// The lease's namespace, if leased.
     pub fn namespace(&self) -> Option<&str> {
         match self {
-            Minter::Fixed(_) => None,
+            Minter::Fixed(..) => None,
             Minter::Leased { namespace, .. } => Some(namespace),
         }
     }
@@ -77,7 +79,7 @@ impl<C: Clock> Minter<C> {
     /// The lease's backend (`redis`, `etcd`), if leased.
     pub fn backend(&self) -> Option<&'static str> {
         match self {
-            Minter::Fixed(_) => None,
+            Minter::Fixed(..) => None,
             Minter::Leased { backend, .. } => Some(backend),
         }
     }
@@ -85,7 +87,7 @@ impl<C: Clock> Minter<C> {
     /// The lease's fencing token, if leased from a backend that has one (etcd).
     pub fn token(&self) -> Option<u64> {
         match self {
-            Minter::Fixed(_) => None,
+            Minter::Fixed(..) => None,
             Minter::Leased { gen, .. } => gen.token(),
         }
     }
@@ -93,7 +95,7 @@ impl<C: Clock> Minter<C> {
     /// The lease's deadline, Unix milliseconds, if leased (0 while fenced).
     pub fn deadline_unix_millis(&self) -> Option<u64> {
         match self {
-            Minter::Fixed(_) => None,
+            Minter::Fixed(..) => None,
             Minter::Leased { gen, .. } => Some(gen.deadline_unix_nanos() / 1_000_000),
         }
     }
@@ -102,7 +104,7 @@ impl<C: Clock> Minter<C> {
     /// renewal: `None` for a fixed node.
     pub fn fence_limit_unix_millis(&self) -> Option<u64> {
         match self {
-            Minter::Fixed(_) => None,
+            Minter::Fixed(..) => None,
             Minter::Leased { gen, .. } => gen.limit_unix_millis(),
         }
     }
@@ -129,7 +131,7 @@ impl<C: Clock> Minter<C> {
     /// Whether minting works now.
     pub fn health(&self) -> Health {
         match self {
-            Minter::Fixed(_) => Health::Ok,
+            Minter::Fixed(..) => Health::Ok,
             Minter::Leased { gen, .. } if gen.is_lost() => Health::Lost,
             Minter::Leased { gen, .. } if gen.is_fenced() => Health::Fenced,
             Minter::Leased { .. } => Health::Ok,
@@ -138,21 +140,30 @@ impl<C: Clock> Minter<C> {
 
     fn max_wait(&self) -> Duration {
         match self {
-            Minter::Fixed(gen) => gen.max_wait(),
+            Minter::Fixed(gen, _) => gen.max_wait(),
             Minter::Leased { gen, .. } => IdSource::max_wait(gen),
         }
     }
 
     fn try_one(&self) -> Result<Id, Retry> {
         match self {
-            Minter::Fixed(gen) => gen.try_next_id().map_err(Retry::from),
+            Minter::Fixed(gen, spares) => match gen.try_next_id() {
+                Err(e @ MintError::Exhausted { .. }) => spares
+                    .try_batch(1)
+                    .and_then(|mut batch| batch.next())
+                    .ok_or(Retry::from(e)),
+                minted => minted.map_err(Retry::from),
+            },
             Minter::Leased { gen, .. } => gen.try_next_id().map_err(Retry),
         }
     }
 
     fn try_batch(&self, n: u64) -> Result<IdBatch, Retry> {
         match self {
-            Minter::Fixed(gen) => gen.try_next_ids(n).map_err(Retry::from),
+            Minter::Fixed(gen, spares) => match gen.try_next_ids(n) {
+                Err(e @ MintError::Exhausted { .. }) => spares.try_batch(n).ok_or(Retry::from(e)),
+                minted => minted.map_err(Retry::from),
+            },
             Minter::Leased { gen, .. } => gen.try_next_ids(n).map_err(Retry),
         }
     }
@@ -298,12 +309,16 @@ mod tests {
                 .max_wait(max_wait)
                 .build()
                 .unwrap(),
+            Spares::none(),
         )
     }
 
     #[test]
     fn a_batch_larger_than_a_tick_is_exact_and_unique() {
-        let minter = Minter::Fixed(ShardedGenerator::builder(Layout::TWITTER).build().unwrap());
+        let minter = Minter::Fixed(
+            ShardedGenerator::builder(Layout::TWITTER).build().unwrap(),
+            Spares::none(),
+        );
         let mut ids = Vec::new();
         let mut reservations = 0;
         paused_runtime()

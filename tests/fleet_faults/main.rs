@@ -18,6 +18,14 @@
 //! - **partition**: one minter in a network namespace, reaching the store through a veth
 //!   pair whose link is cut past the TTL; a new minter takes its node; the link healed.
 //!
+//! Faults of `snowmint serve` processes (the CLI's binary, see `serve`), clients minting
+//! from them over HTTP, each test's `/readyz` states asserted, not its timings:
+//! - **serve kill9**: a server on node 5 killed -9 and started at once with `--nodes 5-5`:
+//!   it claims until the dead holder's key lapses, never waits for the forgetting rule, and
+//!   mints above the dead one's IDs; with `--nodes 5-6` it takes node 6 at once;
+//! - **rolling restart**: three servers, each in turn SIGTERM'd and started again at once
+//!   under load: none waits for the forgetting rule, two of three ready in every sample.
+//!
 //! The minters are this test binary run again (`child_minter`, ignored unless run by a
 //! test), on the default (TSC) clock, with two minting threads each. They write one line
 //! per batch they were handed: the node, the wall-clock Unix nanos read before and after
@@ -36,7 +44,9 @@
 //!
 //! Files: `settings` (timings, limits, helpers), `child` (the minter process), `minter` (a
 //! child as the parent sees it), `fleet` (the store and the minters of one test), `checks`
-//! (the tally and the assertions), then one file per fault; this file holds the tests.
+//! (the tally and the assertions), `serve` (a `snowmint serve` process and its clients),
+//! then one file per fault; this file holds the tests. The serve tests need the CLI built
+//! beside this test (`cargo build -p snowmint-cli --all-features`; a workspace build does).
 #![cfg(feature = "redis")]
 // Each server's helper brings its own copy of `common/server.rs`, the start-up code they share.
 #![allow(clippy::duplicate_mod)]
@@ -52,11 +62,14 @@ mod checks;
 mod child;
 mod fleet;
 mod kill9;
+mod kill9_same_node;
 #[cfg(feature = "etcd")]
 mod leader;
 mod minter;
 mod partition;
 mod pause;
+mod rolling;
+mod serve;
 mod settings;
 mod store_restart;
 
@@ -64,11 +77,13 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use kill9::kill9;
+use kill9_same_node::kill9_same_node;
 #[cfg(feature = "etcd")]
 use leader::leader;
 use netns::NetNs;
 use partition::partition;
 use pause::pause;
+use rolling::rolling_restart;
 use settings::{one_at_a_time, say, Backend};
 use store_restart::store_restart;
 
@@ -192,6 +207,16 @@ fn redis_kill9_then_the_node_reused_above_the_old_ids() {
 }
 
 #[test]
+fn redis_serve_kill9_then_restarted_on_its_node_or_a_free_one() {
+    kill9_same_node(Backend::Redis);
+}
+
+#[test]
+fn redis_serve_rolling_restart_of_three_under_load() {
+    rolling_restart(Backend::Redis);
+}
+
+#[test]
 fn redis_restarted_empty_while_three_hold_nodes() {
     store_restart(Backend::Redis);
 }
@@ -211,6 +236,18 @@ fn etcd_pause_past_the_ttl_then_takeover_and_resume() {
 #[test]
 fn etcd_kill9_then_the_node_reused_above_the_old_ids() {
     kill9(Backend::Etcd);
+}
+
+#[cfg(feature = "etcd")]
+#[test]
+fn etcd_serve_kill9_then_restarted_on_its_node_or_a_free_one() {
+    kill9_same_node(Backend::Etcd);
+}
+
+#[cfg(feature = "etcd")]
+#[test]
+fn etcd_serve_rolling_restart_of_three_under_load() {
+    rolling_restart(Backend::Etcd);
 }
 
 #[cfg(feature = "etcd")]

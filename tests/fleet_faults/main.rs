@@ -17,6 +17,8 @@
 //!   member restarted;
 //! - **partition**: one minter in a network namespace, reaching the store through a veth
 //!   pair whose link is cut past the TTL; a new minter takes its node; the link healed.
+//! - **clock-step**: a holder's clock stepped back 5 s, the holder killed -9, its node taken
+//!   by a new minter on a clock as far behind: it waits past the mark, mints above.
 //!
 //! Faults of `snowmint serve` processes (the CLI's binary, see `serve`), clients minting
 //! from them over HTTP, each test's `/readyz` states asserted, not its timings:
@@ -27,7 +29,8 @@
 //!   under load: none waits for the forgetting rule, two of three ready in every sample.
 //!
 //! The minters are this test binary run again (`child_minter`, ignored unless run by a
-//! test), on the default (TSC) clock, with two minting threads each. They write one line
+//! test), on the TSC clock (shifted by an offset the parent may step, `stepped_clock`), with
+//! two minting threads each. They write one line
 //! per batch they were handed: the node, the wall-clock Unix nanos read before and after
 //! the call, and every ID. The parent checks, over all minters:
 //! - **duplicates**: IDs handed out twice (every ID of every child, sorted);
@@ -60,6 +63,7 @@ mod redis_server;
 
 mod checks;
 mod child;
+mod clock_step;
 mod fleet;
 mod kill9;
 mod kill9_same_node;
@@ -71,11 +75,13 @@ mod pause;
 mod rolling;
 mod serve;
 mod settings;
+mod stepped_clock;
 mod store_restart;
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use clock_step::clock_step;
 use kill9::kill9;
 use kill9_same_node::kill9_same_node;
 #[cfg(feature = "etcd")]
@@ -217,6 +223,11 @@ fn redis_serve_rolling_restart_of_three_under_load() {
 }
 
 #[test]
+fn redis_clock_stepped_back_then_the_holder_killed_and_restarted() {
+    clock_step(Backend::Redis);
+}
+
+#[test]
 fn redis_restarted_empty_while_three_hold_nodes() {
     store_restart(Backend::Redis);
 }
@@ -248,6 +259,12 @@ fn etcd_serve_kill9_then_restarted_on_its_node_or_a_free_one() {
 #[test]
 fn etcd_serve_rolling_restart_of_three_under_load() {
     rolling_restart(Backend::Etcd);
+}
+
+#[cfg(feature = "etcd")]
+#[test]
+fn etcd_clock_stepped_back_then_the_holder_killed_and_restarted() {
+    clock_step(Backend::Etcd);
 }
 
 #[cfg(feature = "etcd")]

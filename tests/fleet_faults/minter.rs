@@ -27,6 +27,8 @@ pub(crate) struct Log {
     pub(crate) no_lease: Option<String>,
     /// Batch lines cut short or garbled.
     pub(crate) torn: usize,
+    /// Each clock offset the child applied, milliseconds, and when (wall nanos).
+    pub(crate) stepped: Vec<(i64, u64)>,
 }
 
 impl Log {
@@ -66,6 +68,12 @@ impl Log {
                         .parse()
                         .ok()
                 });
+            }
+            Some("STEPPED") => {
+                let mut num = || words.next().and_then(|w| w.parse().ok());
+                if let (Some(ms), Some(at)) = (num(), num()) {
+                    self.stepped.push((ms, at as u64));
+                }
             }
             Some("LOST") => self.lost = Some(line.to_string()),
             Some("STATS") => self.stats = Some(line.to_string()),

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use snowmint::lease::AcquireProgress;
 use snowmint::redis::RedisLease;
 use snowmint::{FenceError, Fenced, Generator, Layout};
 
@@ -59,6 +60,18 @@ pub(crate) fn run() {
     let mut last_error = String::new();
     let acquired = loop {
         let builder = Generator::builder(Layout::TWITTER).clock(clock.clone());
+        // Each wait the claim begins, as `snowmint serve` names it on `/readyz`.
+        let progress = |step: AcquireProgress| {
+            let until = step.waits_until_unix_millis().unwrap_or(0);
+            let kind = match step {
+                AcquireProgress::Forgetting { .. } => "forgetting",
+                AcquireProgress::PastMark { .. } => "past-mark",
+                _ => "claiming",
+            };
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "PROGRESS {kind} {until}");
+            let _ = out.flush();
+        };
         let attempt: Result<(Fenced<Generator<SteppedClock>>, String), String> =
             match backend.as_str() {
                 "redis" => RedisLease::new(&url)
@@ -69,7 +82,7 @@ pub(crate) fn run() {
                             .margin(margin)
                             .io_timeout(io_timeout)
                             .nodes(first..=last)
-                            .acquire(builder)
+                            .acquire_with(builder, progress)
                             .map_err(|e| with_sources(&e))
                     })
                     .map(|g| (g, "-".to_string())),
@@ -82,7 +95,7 @@ pub(crate) fn run() {
                             .margin(margin)
                             .io_timeout(io_timeout)
                             .nodes(first..=last)
-                            .acquire(builder)
+                            .acquire_with(builder, progress)
                             .map_err(|e| with_sources(&e))
                     })
                     .map(|g| {

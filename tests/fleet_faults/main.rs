@@ -17,6 +17,9 @@
 //!   member restarted;
 //! - **partition**: one minter in a network namespace, reaching the store through a veth
 //!   pair whose link is cut past the TTL; a new minter takes its node; the link healed.
+//! - **rdb-snapshot** (Redis): redis-server killed and started again from an RDB file saved
+//!   before the holders' latest renewals, while they run, a new minter claiming a held node:
+//!   it waits for the forgetting rule (the `run_id` changed), the old holder learns it lost;
 //! - **clock-step**: a holder's clock stepped back 5 s, the holder killed -9, its node taken
 //!   by a new minter on a clock as far behind: it waits past the mark, mints above.
 //!
@@ -30,7 +33,8 @@
 //!
 //! The minters are this test binary run again (`child_minter`, ignored unless run by a
 //! test), on the TSC clock (shifted by an offset the parent may step, `stepped_clock`), with
-//! two minting threads each. They write one line
+//! two minting threads each. They print each step of their claim (`PROGRESS`: claiming,
+//! the forgetting rule's wait, the wait past the mark, as `/readyz` names them). They write one line
 //! per batch they were handed: the node, the wall-clock Unix nanos read before and after
 //! the call, and every ID. The parent checks, over all minters:
 //! - **duplicates**: IDs handed out twice (every ID of every child, sorted);
@@ -72,6 +76,7 @@ mod leader;
 mod minter;
 mod partition;
 mod pause;
+mod rdb_snapshot;
 mod rolling;
 mod serve;
 mod settings;
@@ -89,6 +94,7 @@ use leader::leader;
 use netns::NetNs;
 use partition::partition;
 use pause::pause;
+use rdb_snapshot::rdb_snapshot;
 use rolling::rolling_restart;
 use settings::{one_at_a_time, say, Backend};
 use store_restart::store_restart;
@@ -225,6 +231,11 @@ fn redis_serve_rolling_restart_of_three_under_load() {
 #[test]
 fn redis_clock_stepped_back_then_the_holder_killed_and_restarted() {
     clock_step(Backend::Redis);
+}
+
+#[test]
+fn redis_restarted_from_a_snapshot_older_than_the_renewals() {
+    rdb_snapshot();
 }
 
 #[test]

@@ -29,6 +29,9 @@ pub(crate) struct Log {
     pub(crate) torn: usize,
     /// Each clock offset the child applied, milliseconds, and when (wall nanos).
     pub(crate) stepped: Vec<(i64, u64)>,
+    /// Each step of the claim (`claiming`, `forgetting`, `past-mark`), with until when it
+    /// waits (Unix ms, 0 while claiming).
+    pub(crate) progress: Vec<(String, u64)>,
 }
 
 impl Log {
@@ -74,6 +77,11 @@ impl Log {
                 if let (Some(ms), Some(at)) = (num(), num()) {
                     self.stepped.push((ms, at as u64));
                 }
+            }
+            Some("PROGRESS") => {
+                let kind = words.next().unwrap_or("?").to_string();
+                let until = words.next().and_then(|w| w.parse().ok()).unwrap_or(0);
+                self.progress.push((kind, until));
             }
             Some("LOST") => self.lost = Some(line.to_string()),
             Some("STATS") => self.stats = Some(line.to_string()),

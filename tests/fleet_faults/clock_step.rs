@@ -60,18 +60,35 @@ pub(crate) fn clock_step(backend: Backend) {
         fleet.get(name).wait_minted_after(a2_first, WITHIN);
     }
     let codes = fleet.stop_all();
+    // A2's waits (each attempt begins by claiming, every 20 ms while A's key was held).
+    let a2_progress: Vec<(String, u64)> = fleet
+        .get("a2")
+        .log()
+        .progress
+        .iter()
+        .filter(|(kind, _)| kind != "claiming")
+        .cloned()
+        .collect();
+    let a2_stderr = fleet.get("a2").stderr_tail();
     let t = report(
         "clock-step",
         &fleet,
         started,
         &format!(
             "A's clock stepped back {} s; A minted {a_batches_after_step} batches after the \
-             step; A2 (its clock as far behind) minted on node 1 {:.2} s after A was killed",
+             step; A2 (its clock as far behind) minted on node 1 {:.2} s after A was killed \
+             ({a2_progress:?}); A2's stderr:\n{a2_stderr}",
             -STEP_MS / 1000,
             secs(killed, a2_first)
         ),
     );
     assert_clean(&t);
+    // A2's clock reads a TTL and more before A's last mark (A's renewals before the step
+    // raised it to at least then): unless a stepped renewal lowered it, A2 waits past it.
+    assert!(
+        a2_progress.iter().any(|(kind, _)| kind == "past-mark"),
+        "A2 did not wait past A's mark: {a2_progress:?}"
+    );
     assert_minted(&fleet, &["a", "b", "c", "a2"]);
     assert_taken_over(
         &mut fleet,

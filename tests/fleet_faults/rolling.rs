@@ -8,10 +8,12 @@ use crate::fleet::Store;
 use crate::serve::*;
 use crate::settings::*;
 
-/// The servers' TTL: 5 s, so that the forgetting rule's wait a restart must skip (6 s) is
-/// far from a restart's own time, and a renewal beside a CPU hog (every 1.7 s, 0.5 s
-/// timeout, 1 s margin) does not fence a server, which would count as not ready.
-const SERVE_TTL: &str = "5s";
+/// The servers' lease: a 5 s TTL, so that the forgetting rule's wait a restart must skip
+/// (6 s) is far from a restart's own time; each store call may take 1 s (etcd beside a CPU
+/// hog passes the default 0.5 s now and then, and a claim that fails so stops the server),
+/// and a renewal (every 1.7 s, 1 s margin) is tried again within the hold's 4 s, so a server
+/// is not fenced, which would count as not ready.
+const SERVE_LEASE: &[&str] = &["--ttl", "5s", "--lease-timeout", "1s"];
 /// IDs the clients collect between two restarts.
 const BETWEEN: usize = 3_000;
 
@@ -30,7 +32,7 @@ pub(crate) fn rolling_restart(backend: Backend) {
     let (url, ns) = (store.url(), "faults-rolling");
     let mut servers: Vec<Serve> = ["s1", "s2", "s3"]
         .iter()
-        .map(|name| Serve::start(name, &url, ns, "1-3", SERVE_TTL))
+        .map(|name| Serve::start(name, &url, ns, "1-3", SERVE_LEASE))
         .collect();
     for s in &mut servers {
         s.wait_ready(WITHIN);
@@ -78,7 +80,7 @@ pub(crate) fn rolling_restart(backend: Backend) {
             server.stderr()
         );
         let spawned = Instant::now();
-        let mut new = Serve::restart_of(server, &url, ns, "1-3", SERVE_TTL);
+        let mut new = Serve::restart_of(server, &url, ns, "1-3", SERVE_LEASE);
         let (states, _) = new.wait_ready(WITHIN);
         let to_ready = spawned.elapsed();
         let log = new.stderr();

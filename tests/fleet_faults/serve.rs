@@ -50,12 +50,19 @@ pub(crate) struct Serve {
 
 impl Serve {
     /// Starts `snowmint serve` on the store at `url`, in `namespace`, on `nodes`, with the
-    /// TTL `ttl`, and returns once it listens (ready or not).
-    pub(crate) fn start(name: &str, url: &str, namespace: &str, nodes: &str, ttl: &str) -> Serve {
+    /// lease's timing `flags` (`--ttl`, `--lease-timeout`), and returns once it listens
+    /// (ready or not).
+    pub(crate) fn start(
+        name: &str,
+        url: &str,
+        namespace: &str,
+        nodes: &str,
+        flags: &[&str],
+    ) -> Serve {
         let mut child = Command::new(snowmint_bin())
             .args(["serve", "--listen", "127.0.0.1:0", "--workers", "2"])
             .args(["--lease", url, "--namespace", namespace, "--nodes", nodes])
-            .args(["--ttl", ttl])
+            .args(flags)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -100,9 +107,9 @@ impl Serve {
         url: &str,
         namespace: &str,
         nodes: &str,
-        ttl: &str,
+        flags: &[&str],
     ) -> Serve {
-        let mut new = Serve::start(&old.name, url, namespace, nodes, ttl);
+        let mut new = Serve::start(&old.name, url, namespace, nodes, flags);
         // Relaxed: clients read it at each request; nothing else rides on it.
         old.port
             .store(new.port.load(Ordering::Relaxed), Ordering::Relaxed);

@@ -12,8 +12,11 @@ const STEP_MS: i64 = -5_000;
 
 /// A's clock stepped back 5 s while it holds node 1 and mints (its renewals go on meanwhile,
 /// on the stepped clock), then A killed -9 and A2 started on node 1 on a clock just as far
-/// behind (the same machine): A2 must wait until its clock passes the mark A's renewals left
-/// (they never lower it), and mint above every ID A handed out. B and C mint throughout.
+/// behind (the same machine): A2 must mint above every ID A handed out, which it can only do
+/// if A's stepped renewals did not lower the node's mark. A2 normally waits past the mark
+/// (its steps are printed); not always: when its claim comes late (etcd slow beside a CPU
+/// hog), its clock has passed the mark by then, so the wait is not asserted, the IDs are.
+/// B and C mint throughout.
 pub(crate) fn clock_step(backend: Backend) {
     let _one = one_at_a_time();
     let started = Instant::now();
@@ -83,12 +86,6 @@ pub(crate) fn clock_step(backend: Backend) {
         ),
     );
     assert_clean(&t);
-    // A2's clock reads a TTL and more before A's last mark (A's renewals before the step
-    // raised it to at least then): unless a stepped renewal lowered it, A2 waits past it.
-    assert!(
-        a2_progress.iter().any(|(kind, _)| kind == "past-mark"),
-        "A2 did not wait past A's mark: {a2_progress:?}"
-    );
     assert_minted(&fleet, &["a", "b", "c", "a2"]);
     assert_taken_over(
         &mut fleet,

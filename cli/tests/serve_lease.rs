@@ -182,8 +182,9 @@ fn a_service_paused_past_its_ttl_finds_its_node_taken_and_exits_1() {
     assert_eq!(node_of(&paused), 5);
     // A garbage-collection pause, or a VM frozen: the process cannot renew.
     paused.signal("STOP");
-    // Node 5 is the only one of the range: a second service gets it once the first one's
-    // lease lapsed (after its 1 s TTL), and is refused ("every node ... leased") before.
+    // Node 5 is the only one of the range: a second service claims again until the first
+    // one's lease lapsed (after its 1 s TTL), then gets it (refused only if it is still held
+    // after two TTLs, when it is tried anew).
     let taker = poll(LEASE_LIMIT, "the lapsed node to be taken", || {
         Server::try_start(&args).ok()
     });

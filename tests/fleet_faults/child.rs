@@ -5,10 +5,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use snowmint::lease::AcquireProgress;
 use snowmint::redis::RedisLease;
 use snowmint::{FenceError, Fenced, Generator, Layout};
 
 use crate::settings::*;
+use crate::stepped_clock::{SteppedClock, CLOCK_FILE};
 
 /// The body of the minter processes the fault tests start; returns at once unless run by
 /// one of them.
@@ -49,42 +51,61 @@ pub(crate) fn run() {
     // The harness may have written "test child_minter ... " without a newline.
     let _ = writeln!(out);
 
+    // The TSC clock, shifted by the offset in the file the parent may name and rewrite.
+    let clock = match std::env::var_os(CLOCK_FILE) {
+        Some(file) => SteppedClock::watching(file.into()),
+        None => SteppedClock::unstepped(),
+    };
     let started = Instant::now();
     let mut last_error = String::new();
     let acquired = loop {
-        let attempt: Result<(Fenced<Generator>, String), String> = match backend.as_str() {
-            "redis" => RedisLease::new(&url)
-                .map_err(|e| e.to_string())
-                .and_then(|l| {
-                    l.namespace(&namespace)
-                        .ttl(ttl)
-                        .margin(margin)
-                        .io_timeout(io_timeout)
-                        .nodes(first..=last)
-                        .acquire(Generator::builder(Layout::TWITTER))
-                        .map_err(|e| with_sources(&e))
-                })
-                .map(|g| (g, "-".to_string())),
-            #[cfg(feature = "etcd")]
-            "etcd" => snowmint::etcd::EtcdLease::new(&url)
-                .map_err(|e| e.to_string())
-                .and_then(|l| {
-                    l.namespace(&namespace)
-                        .ttl(ttl)
-                        .margin(margin)
-                        .io_timeout(io_timeout)
-                        .nodes(first..=last)
-                        .acquire(Generator::builder(Layout::TWITTER))
-                        .map_err(|e| with_sources(&e))
-                })
-                .map(|g| {
-                    let token = format!("{:?}", g.token());
-                    (g, token)
-                }),
-            #[cfg(not(feature = "etcd"))]
-            "etcd" => panic!("this test binary was built without feature `etcd`"),
-            other => panic!("unknown backend {other}"),
+        let builder = Generator::builder(Layout::TWITTER).clock(clock.clone());
+        // Each wait the claim begins, as `snowmint serve` names it on `/readyz`.
+        let progress = |step: AcquireProgress| {
+            let until = step.waits_until_unix_millis().unwrap_or(0);
+            let kind = match step {
+                AcquireProgress::Forgetting { .. } => "forgetting",
+                AcquireProgress::PastMark { .. } => "past-mark",
+                _ => "claiming",
+            };
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "PROGRESS {kind} {until}");
+            let _ = out.flush();
         };
+        let attempt: Result<(Fenced<Generator<SteppedClock>>, String), String> =
+            match backend.as_str() {
+                "redis" => RedisLease::new(&url)
+                    .map_err(|e| e.to_string())
+                    .and_then(|l| {
+                        l.namespace(&namespace)
+                            .ttl(ttl)
+                            .margin(margin)
+                            .io_timeout(io_timeout)
+                            .nodes(first..=last)
+                            .acquire_with(builder, progress)
+                            .map_err(|e| with_sources(&e))
+                    })
+                    .map(|g| (g, "-".to_string())),
+                #[cfg(feature = "etcd")]
+                "etcd" => snowmint::etcd::EtcdLease::new(&url)
+                    .map_err(|e| e.to_string())
+                    .and_then(|l| {
+                        l.namespace(&namespace)
+                            .ttl(ttl)
+                            .margin(margin)
+                            .io_timeout(io_timeout)
+                            .nodes(first..=last)
+                            .acquire_with(builder, progress)
+                            .map_err(|e| with_sources(&e))
+                    })
+                    .map(|g| {
+                        let token = format!("{:?}", g.token());
+                        (g, token)
+                    }),
+                #[cfg(not(feature = "etcd"))]
+                "etcd" => panic!("this test binary was built without feature `etcd`"),
+                other => panic!("unknown backend {other}"),
+            };
         match attempt {
             Ok(got) => break got,
             Err(e) => {

@@ -12,6 +12,7 @@ use crate::minter::*;
 use crate::netns::NetNs;
 use crate::redis_server::RedisServer;
 use crate::settings::*;
+use crate::stepped_clock::CLOCK_FILE;
 
 /// The store of one test: a redis-server or an etcd cluster.
 pub(crate) enum Store {
@@ -129,6 +130,11 @@ impl Fleet {
         .env("SNOWMINT_FAULT_PACE_US", PACE.as_micros().to_string())
         .env("SNOWMINT_FAULT_BATCH", BATCH.to_string())
         .env("SNOWMINT_FAULT_THREADS", THREADS.to_string())
+        .envs(
+            self.clock_file(name)
+                .exists()
+                .then(|| (CLOCK_FILE, self.clock_file(name))),
+        )
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(log_file);
@@ -174,6 +180,18 @@ impl Fleet {
             killed: false,
         });
         self.minters.len() - 1
+    }
+
+    /// The file of minter `name`'s clock offset (see `stepped_clock`).
+    pub(crate) fn clock_file(&self, name: &str) -> PathBuf {
+        self.dir.join(format!("{name}.clock"))
+    }
+
+    /// Sets minter `name`'s clock offset to `ms`: before it is spawned, its clock starts so
+    /// and it watches the file; after, it steps its clock when it next reads the file (and
+    /// says so, `STEPPED`).
+    pub(crate) fn set_clock(&self, name: &str, ms: i64) {
+        std::fs::write(self.clock_file(name), ms.to_string()).expect("clock file");
     }
 
     pub(crate) fn get(&mut self, name: &str) -> &mut Minter {

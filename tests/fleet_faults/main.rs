@@ -17,9 +17,24 @@
 //!   member restarted;
 //! - **partition**: one minter in a network namespace, reaching the store through a veth
 //!   pair whose link is cut past the TTL; a new minter takes its node; the link healed.
+//! - **rdb-snapshot** (Redis): redis-server killed and started again from an RDB file saved
+//!   before the holders' latest renewals, while they run, a new minter claiming a held node:
+//!   it waits for the forgetting rule (the `run_id` changed), the old holder learns it lost;
+//! - **clock-step**: a holder's clock stepped back 5 s, the holder killed -9, its node taken
+//!   by a new minter on a clock as far behind: it waits past the mark, mints above.
+//!
+//! Faults of `snowmint serve` processes (the CLI's binary, see `serve`), clients minting
+//! from them over HTTP, each test's `/readyz` states asserted, not its timings:
+//! - **serve kill9**: a server on node 5 killed -9 and started at once with `--nodes 5-5`:
+//!   it claims until the dead holder's key lapses, never waits for the forgetting rule, and
+//!   mints above the dead one's IDs; with `--nodes 5-6` it takes node 6 at once;
+//! - **rolling restart**: three servers, each in turn SIGTERM'd and started again at once
+//!   under load: none waits for the forgetting rule, two of three ready in every sample.
 //!
 //! The minters are this test binary run again (`child_minter`, ignored unless run by a
-//! test), on the default (TSC) clock, with two minting threads each. They write one line
+//! test), on the TSC clock (shifted by an offset the parent may step, `stepped_clock`), with
+//! two minting threads each. They print each step of their claim (`PROGRESS`: claiming,
+//! the forgetting rule's wait, the wait past the mark, as `/readyz` names them). They write one line
 //! per batch they were handed: the node, the wall-clock Unix nanos read before and after
 //! the call, and every ID. The parent checks, over all minters:
 //! - **duplicates**: IDs handed out twice (every ID of every child, sorted);
@@ -36,7 +51,9 @@
 //!
 //! Files: `settings` (timings, limits, helpers), `child` (the minter process), `minter` (a
 //! child as the parent sees it), `fleet` (the store and the minters of one test), `checks`
-//! (the tally and the assertions), then one file per fault; this file holds the tests.
+//! (the tally and the assertions), `serve` (a `snowmint serve` process and its clients),
+//! then one file per fault; this file holds the tests. The serve tests need the CLI built
+//! beside this test (`cargo build -p snowmint-cli --all-features`; a workspace build does).
 #![cfg(feature = "redis")]
 // Each server's helper brings its own copy of `common/server.rs`, the start-up code they share.
 #![allow(clippy::duplicate_mod)]
@@ -50,25 +67,35 @@ mod redis_server;
 
 mod checks;
 mod child;
+mod clock_step;
 mod fleet;
 mod kill9;
+mod kill9_same_node;
 #[cfg(feature = "etcd")]
 mod leader;
 mod minter;
 mod partition;
 mod pause;
+mod rdb_snapshot;
+mod rolling;
+mod serve;
 mod settings;
+mod stepped_clock;
 mod store_restart;
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use clock_step::clock_step;
 use kill9::kill9;
+use kill9_same_node::kill9_same_node;
 #[cfg(feature = "etcd")]
 use leader::leader;
 use netns::NetNs;
 use partition::partition;
 use pause::pause;
+use rdb_snapshot::rdb_snapshot;
+use rolling::rolling_restart;
 use settings::{one_at_a_time, say, Backend};
 use store_restart::store_restart;
 
@@ -192,6 +219,26 @@ fn redis_kill9_then_the_node_reused_above_the_old_ids() {
 }
 
 #[test]
+fn redis_serve_kill9_then_restarted_on_its_node_or_a_free_one() {
+    kill9_same_node(Backend::Redis);
+}
+
+#[test]
+fn redis_serve_rolling_restart_of_three_under_load() {
+    rolling_restart(Backend::Redis);
+}
+
+#[test]
+fn redis_clock_stepped_back_then_the_holder_killed_and_restarted() {
+    clock_step(Backend::Redis);
+}
+
+#[test]
+fn redis_restarted_from_a_snapshot_older_than_the_renewals() {
+    rdb_snapshot();
+}
+
+#[test]
 fn redis_restarted_empty_while_three_hold_nodes() {
     store_restart(Backend::Redis);
 }
@@ -211,6 +258,24 @@ fn etcd_pause_past_the_ttl_then_takeover_and_resume() {
 #[test]
 fn etcd_kill9_then_the_node_reused_above_the_old_ids() {
     kill9(Backend::Etcd);
+}
+
+#[cfg(feature = "etcd")]
+#[test]
+fn etcd_serve_kill9_then_restarted_on_its_node_or_a_free_one() {
+    kill9_same_node(Backend::Etcd);
+}
+
+#[cfg(feature = "etcd")]
+#[test]
+fn etcd_serve_rolling_restart_of_three_under_load() {
+    rolling_restart(Backend::Etcd);
+}
+
+#[cfg(feature = "etcd")]
+#[test]
+fn etcd_clock_stepped_back_then_the_holder_killed_and_restarted() {
+    clock_step(Backend::Etcd);
 }
 
 #[cfg(feature = "etcd")]

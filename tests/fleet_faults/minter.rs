@@ -27,6 +27,11 @@ pub(crate) struct Log {
     pub(crate) no_lease: Option<String>,
     /// Batch lines cut short or garbled.
     pub(crate) torn: usize,
+    /// Each clock offset the child applied, milliseconds, and when (wall nanos).
+    pub(crate) stepped: Vec<(i64, u64)>,
+    /// Each step of the claim (`claiming`, `forgetting`, `past-mark`), with until when it
+    /// waits (Unix ms, 0 while claiming).
+    pub(crate) progress: Vec<(String, u64)>,
 }
 
 impl Log {
@@ -66,6 +71,17 @@ impl Log {
                         .parse()
                         .ok()
                 });
+            }
+            Some("STEPPED") => {
+                let mut num = || words.next().and_then(|w| w.parse().ok());
+                if let (Some(ms), Some(at)) = (num(), num()) {
+                    self.stepped.push((ms, at as u64));
+                }
+            }
+            Some("PROGRESS") => {
+                let kind = words.next().unwrap_or("?").to_string();
+                let until = words.next().and_then(|w| w.parse().ok()).unwrap_or(0);
+                self.progress.push((kind, until));
             }
             Some("LOST") => self.lost = Some(line.to_string()),
             Some("STATS") => self.stats = Some(line.to_string()),

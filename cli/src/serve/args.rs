@@ -104,7 +104,8 @@ pub struct LeaseArgs {
     pub namespace: String,
 
     /// The node numbers this service may lease, FIRST-LAST [default: every node number the
-    /// layout and shard bits leave, at most 65,536]
+    /// layout and shard bits leave, at most 65,536]. While every one is held, the claim is
+    /// tried again for up to two TTLs (a crashed holder's lease lapses within one)
     #[arg(long, value_name = "FIRST-LAST", requires = "lease", value_parser = value::text(node_range))]
     pub nodes: Option<RangeInclusive<u64>>,
 

@@ -2,8 +2,9 @@
 //! number fixed or leased from Redis or etcd.
 //!
 //! One concept per module: [`args`] the flags, [`source`] minting from tasks, [`routes`] the
-//! endpoints, [`spares`] the shards lent to a busy worker, [`body`] the ID bodies, [`query`] the query strings, [`problem`] error answers,
-//! [`readiness`] what the service waits for, [`metrics`] the Prometheus side, [`activity`]
+//! endpoints, [`spares`] the shards lent to a busy worker, [`body`] the ID bodies, [`query`]
+//! the query strings, [`problem`] error answers, [`readiness`] what the service waits for,
+//! [`held`] a claim on a held range, [`metrics`] the Prometheus side, [`activity`]
 //! the counts behind the status page ([`status`]), [`shutdown`] the stop signals.
 //!
 //! A leased service listens first and claims its node after, on a thread of its own: the
@@ -14,6 +15,7 @@
 mod activity;
 mod args;
 mod body;
+mod held;
 mod metrics;
 mod problem;
 mod query;
@@ -469,7 +471,14 @@ fn claimer<B: Backend + Send + 'static>(
     if let Some(timeout) = flags.lease_timeout {
         lease = lease.io_timeout(timeout);
     }
-    Box::new(move |on_progress| lease.acquire_with(builder, on_progress))
+    let ttl = flags.ttl;
+    Box::new(move |on_progress| {
+        held::claim_when_free(
+            ttl,
+            || lease.acquire_with(builder.clone(), &mut *on_progress),
+            |line| say(format_args!("{line}")),
+        )
+    })
 }
 
 fn lease_error(e: &LeaseError) -> CliError {

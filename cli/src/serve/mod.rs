@@ -81,7 +81,7 @@ impl App {
                 Health::Ok => State::Ready { node: m.node() },
                 Health::Fenced => State::Fenced {
                     node: m.node(),
-                    cause: m.fence_cause().to_owned(),
+                    cause: m.fence_cause(),
                 },
                 Health::Lost => State::Lost { node: m.node() },
             },

@@ -24,6 +24,7 @@ mod source;
 mod status;
 
 pub use self::args::Args;
+pub use self::source::with_cause;
 
 use std::future::IntoFuture;
 use std::io::Write;
@@ -40,7 +41,7 @@ use self::args::LeaseArgs;
 use self::metrics::HttpMetrics;
 use self::readiness::{Phase, Progress, State};
 use self::shutdown::Signals;
-use self::source::{with_cause, Health, Minter};
+use self::source::{Health, Minter};
 use crate::error::CliError;
 
 /// What every request handler shares.
@@ -164,7 +165,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             };
             let site = LeaseSite {
                 backend,
-                namespace: args.lease.namespace.clone(),
+                namespace: args.lease.store.namespace.clone(),
                 url: url.clone(),
             };
             (Some(site), Some(claim))
@@ -452,7 +453,7 @@ fn claimer<B: Backend + Send + 'static>(
     builder: ShardedGeneratorBuilder<TscClock>,
 ) -> Claim {
     let mut lease = lease
-        .namespace(&flags.namespace)
+        .namespace(&flags.store.namespace)
         .ttl(flags.ttl)
         .max_wait(flags.lease_wait);
     if let Some(nodes) = &flags.nodes {
@@ -461,7 +462,7 @@ fn claimer<B: Backend + Send + 'static>(
     if let Some(margin) = flags.margin {
         lease = lease.margin(margin);
     }
-    if let Some(timeout) = flags.lease_timeout {
+    if let Some(timeout) = flags.store.lease_timeout {
         lease = lease.io_timeout(timeout);
     }
     Box::new(move |on_progress| lease.acquire_with(builder, on_progress))

@@ -259,11 +259,13 @@ impl Retry {
     }
 }
 
-/// The error and its source, as one line.
+/// The error and its source, as one line (the source once: an error whose message already
+/// ends with it is left as it is).
 pub fn with_cause(e: &dyn std::error::Error) -> String {
-    match e.source() {
-        Some(cause) => format!("{e}: {cause}"),
-        None => e.to_string(),
+    let text = e.to_string();
+    match e.source().map(|c| c.to_string()) {
+        Some(cause) if !text.ends_with(&cause) => format!("{text}: {cause}"),
+        _ => text,
     }
 }
 

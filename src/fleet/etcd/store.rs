@@ -19,7 +19,7 @@ use super::base64;
 use super::http::{Answer, Gateway};
 use crate::fleet::fence::Note;
 use crate::fleet::lease::store::{Claim, Store};
-use crate::fleet::lease::LeaseError;
+use crate::fleet::lease::{FloorRaised, LeaseError, NamespaceState};
 
 /// A claim this owner holds: its fencing token, the node's mark (milliseconds, and whether
 /// this owner wrote it), if one is stored, and whether the record vouched for the claim.
@@ -38,21 +38,26 @@ pub struct EtcdStore {
     held: Option<(u64, u64)>,
     /// The highest mark this owner knows stored for that node.
     mark: u64,
+    /// The mark key's `mod_revision` when this owner last read or wrote it (0: absent): a
+    /// renewal writes the mark only if it is unchanged since, so that it never lowers a mark
+    /// raised by another writer ([`Lease::raise_floor`](crate::lease::Lease::raise_floor)).
+    mark_rev: u64,
     /// The namespace, for messages.
     namespace: String,
     /// This holder's layout, as the record holds it.
     layout: String,
     /// The incarnation this holder writes if it creates the record.
     incarnation: u64,
-    /// What the last unvouched claim read of the record: its `create_revision` and value,
-    /// for [`settle`](Store::settle).
+    /// What the last unvouched claim read of the record: its `mod_revision` and value, for
+    /// [`settle`](Store::settle) (which writes only over that very version, so that it never
+    /// undoes a floor raised meanwhile).
     to_settle: Option<(u64, Value)>,
 }
 
 /// A namespace's record, read from etcd.
-struct RecordKv {
-    create_revision: u64,
-    value: Value,
+pub(super) struct RecordKv {
+    pub(super) mod_revision: u64,
+    pub(super) value: Value,
 }
 
 impl EtcdStore {
@@ -71,13 +76,14 @@ impl EtcdStore {
             lease: None,
             held: None,
             mark: 0,
+            mark_rev: 0,
             namespace: namespace.to_string(),
             layout: layout.to_string(),
             to_settle: None,
         }
     }
 
-    fn record_key(&self) -> String {
+    pub(super) fn record_key(&self) -> String {
         format!("{}record", self.prefix)
     }
 
@@ -131,12 +137,17 @@ impl EtcdStore {
         format!("{}holder/{node}", self.prefix)
     }
 
-    fn mark_key(&self, node: u64) -> String {
+    pub(super) fn mark_key(&self, node: u64) -> String {
         format!("{}mark/{node}", self.prefix)
     }
 
     /// POSTs and returns a 200's JSON; any other outcome is `LeaseError::Etcd`.
-    fn call(&mut self, action: &'static str, path: &str, body: Value) -> Result<Value, LeaseError> {
+    pub(super) fn call(
+        &mut self,
+        action: &'static str,
+        path: &str,
+        body: Value,
+    ) -> Result<Value, LeaseError> {
         match self.gateway.post(path, &body.to_string()) {
             Ok(Answer::Ok(json)) => Ok(json),
             Ok(Answer::Refused(e)) | Err(e) => Err(LeaseError::Etcd {
@@ -224,8 +235,20 @@ impl EtcdStore {
                 .map(|r| kvs(&r["response_range"]))
                 .unwrap_or_default()
         };
-        let stored_mark = range(1).first().and_then(|kv| self.parse_mark(kv));
+        let mark_kv = range(1).first().cloned();
+        self.mark_rev = mark_kv
+            .as_ref()
+            .and_then(|kv| number(&kv["mod_revision"]))
+            .unwrap_or(0);
         let record = range(2).first().and_then(record_kv);
+        // The record's floor, where higher than the node's mark, is the mark (not ours).
+        let floor = record.as_ref().and_then(|r| number(&r.value["floor_ms"]));
+        let stored_mark = match (mark_kv.and_then(|kv| self.parse_mark(&kv)), floor) {
+            (Some((ms, ours)), Some(f)) if ms >= f => Some((ms, ours)),
+            (None, None) => None,
+            (Some(m), None) => Some(m),
+            (_, Some(f)) => Some((f, false)),
+        };
         if let Some(record) = &record {
             self.check_record(record)?;
         }
@@ -235,7 +258,7 @@ impl EtcdStore {
             .as_ref()
             .is_some_and(|r| r.value["settled"].as_bool() == Some(true));
         self.to_settle = match record {
-            Some(r) if !vouched => Some((r.create_revision, r.value)),
+            Some(r) if !vouched => Some((r.mod_revision, r.value)),
             _ => None,
         };
         if answer["succeeded"].as_bool() == Some(true) {
@@ -254,6 +277,54 @@ impl EtcdStore {
             (true, Some(token)) => Ok(Some((token, stored_mark, vouched))),
             _ => Ok(None),
         }
+    }
+
+    /// One renewal transaction: if the holder key is still this claim's and the mark is
+    /// unchanged since this owner last saw it, raises the mark to `want` (if above). On a
+    /// changed mark, reads it (the higher one is kept).
+    fn renew_mark(&mut self, node: u64, token: u64, want: u64) -> Result<Renewed, LeaseError> {
+        let raise = want > self.mark;
+        let (holder, mark) = (self.holder_key(node), self.mark_key(node));
+        let put = json!({ "request_put": {
+            "key": base64::encode(mark.as_bytes()),
+            "value": base64::encode(format!("{want} {}", self.owner).as_bytes()),
+        } });
+        let body = json!({
+            "compare": [created_at(&holder, token), modified_at(&mark, self.mark_rev)],
+            "success": if raise { vec![put] } else { Vec::new() },
+            "failure": [
+                { "request_range": { "key": base64::encode(holder.as_bytes()) } },
+                { "request_range": { "key": base64::encode(mark.as_bytes()) } },
+            ],
+        });
+        let answer = self.call("renew the lease", "/v3/kv/txn", body)?;
+        if answer["succeeded"].as_bool() == Some(true) {
+            if raise {
+                self.mark = want;
+                self.mark_rev = number(&answer["header"]["revision"])
+                    .ok_or_else(|| malformed("renew the lease", &answer))?;
+            }
+            return Ok(Renewed::Done);
+        }
+        let responses = answer["responses"].as_array().cloned().unwrap_or_default();
+        let first = |i: usize| {
+            responses
+                .get(i)
+                .and_then(|r| kvs(&r["response_range"]).first().cloned())
+        };
+        let still_ours = first(0).is_some_and(|kv| number(&kv["create_revision"]) == Some(token));
+        if !still_ours {
+            return Ok(Renewed::NotHeld);
+        }
+        let seen = first(1);
+        self.mark_rev = seen
+            .as_ref()
+            .and_then(|kv| number(&kv["mod_revision"]))
+            .unwrap_or(0);
+        if let Some((ms, _)) = seen.and_then(|kv| self.parse_mark(&kv)) {
+            self.mark = self.mark.max(ms);
+        }
+        Ok(Renewed::MarkChanged)
     }
 
     /// A mark value: its milliseconds and whether this owner wrote it.
@@ -291,7 +362,7 @@ impl Store for EtcdStore {
         value["settled"] = Value::Bool(true);
         let key = self.record_key();
         let body = json!({
-            "compare": [created_at(&key, revision)],
+            "compare": [modified_at(&key, revision)],
             "success": [{ "request_put": {
                 "key": base64::encode(key.as_bytes()),
                 "value": base64::encode(value.to_string().as_bytes()),
@@ -312,25 +383,21 @@ impl Store for EtcdStore {
             self.lease = None;
             return Ok(None);
         }
-        let raise = want_unix_millis > self.mark;
-        let (holder, mark) = (self.holder_key(node), self.mark_key(node));
-        let put = json!({ "request_put": {
-            "key": base64::encode(mark.as_bytes()),
-            "value": base64::encode(format!("{want_unix_millis} {}", self.owner).as_bytes()),
-        } });
-        let body = json!({
-            "compare": [created_at(&holder, token)],
-            "success": if raise { vec![put] } else { Vec::new() },
-            "failure": [],
-        });
-        let answer = self.call("renew the lease", "/v3/kv/txn", body)?;
-        if answer["succeeded"].as_bool() != Some(true) {
-            return Ok(None);
+        // A mark changed by another writer since this owner read it (a raised floor) is
+        // read again, and the raise tried anew over it: a few rounds at most.
+        for _ in 0..4 {
+            match self.renew_mark(node, token, want_unix_millis)? {
+                Renewed::Done => return Ok(Some(self.mark)),
+                Renewed::NotHeld => return Ok(None),
+                Renewed::MarkChanged => {}
+            }
         }
-        if raise {
-            self.mark = want_unix_millis;
-        }
-        Ok(Some(self.mark))
+        Err(LeaseError::Etcd {
+            action: "renew the lease",
+            cause: Arc::new(Note::new(
+                "the node's mark kept changing under the renewal (another writer raised it)",
+            )),
+        })
     }
 
     fn release(&mut self, mark_unix_millis: Option<u64>) -> Result<(), LeaseError> {
@@ -367,10 +434,38 @@ impl Store for EtcdStore {
     fn token(&self) -> Option<u64> {
         self.held.map(|(_, token)| token)
     }
+
+    fn list(&mut self) -> Result<NamespaceState, LeaseError> {
+        super::operator::list(self)
+    }
+
+    fn raise_floor(&mut self, to_unix_millis: u64) -> Result<FloorRaised, LeaseError> {
+        super::operator::raise_floor(self, to_unix_millis)
+    }
+}
+
+/// What one renewal transaction found.
+enum Renewed {
+    /// Extended (and the mark raised, if it was below).
+    Done,
+    /// The holder key is gone or another claim's.
+    NotHeld,
+    /// The mark was written by another since this owner saw it: read again.
+    MarkChanged,
+}
+
+/// A transaction's condition: `key` was last written at `revision` (0: it does not exist).
+pub(super) fn modified_at(key: &str, revision: u64) -> Value {
+    json!({
+        "key": base64::encode(key.as_bytes()),
+        "result": "EQUAL",
+        "target": "MOD",
+        "mod_revision": revision.to_string(),
+    })
 }
 
 /// A transaction's condition: `key` was created at `revision` (0: it does not exist).
-fn created_at(key: &str, revision: u64) -> Value {
+pub(super) fn created_at(key: &str, revision: u64) -> Value {
     json!({
         "key": base64::encode(key.as_bytes()),
         "result": "EQUAL",
@@ -380,15 +475,15 @@ fn created_at(key: &str, revision: u64) -> Value {
 }
 
 /// A record's key-value, if it is one (its value JSON).
-fn record_kv(kv: &Value) -> Option<RecordKv> {
+pub(super) fn record_kv(kv: &Value) -> Option<RecordKv> {
     Some(RecordKv {
-        create_revision: number(&kv["create_revision"])?,
+        mod_revision: number(&kv["mod_revision"])?,
         value: serde_json::from_str(&text(&kv["value"])?).ok()?,
     })
 }
 
 /// The key after every key with `prefix` (etcd's `range_end` for a prefix).
-fn prefix_end(prefix: &[u8]) -> Vec<u8> {
+pub(super) fn prefix_end(prefix: &[u8]) -> Vec<u8> {
     let mut end = prefix.to_vec();
     while let Some(last) = end.pop() {
         if last < 0xff {
@@ -400,17 +495,17 @@ fn prefix_end(prefix: &[u8]) -> Vec<u8> {
 }
 
 /// The `kvs` of a range answer (none when etcd omits the empty list).
-fn kvs(range: &Value) -> Vec<Value> {
+pub(super) fn kvs(range: &Value) -> Vec<Value> {
     range["kvs"].as_array().cloned().unwrap_or_default()
 }
 
 /// A base64 field as text.
-fn text(v: &Value) -> Option<String> {
+pub(super) fn text(v: &Value) -> Option<String> {
     base64::decode(v.as_str()?).and_then(|b| String::from_utf8(b).ok())
 }
 
 /// An int64 field: the gateway writes them as strings; 0 is omitted.
-fn number(v: &Value) -> Option<u64> {
+pub(super) fn number(v: &Value) -> Option<u64> {
     match v {
         Value::String(s) => s.parse().ok(),
         Value::Number(n) => n.as_u64(),
@@ -418,7 +513,7 @@ fn number(v: &Value) -> Option<u64> {
     }
 }
 
-fn malformed(action: &'static str, answer: &Value) -> LeaseError {
+pub(super) fn malformed(action: &'static str, answer: &Value) -> LeaseError {
     LeaseError::Etcd {
         action,
         cause: Arc::new(Note::new(format!(

@@ -28,6 +28,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod operator;
 mod store;
 
 pub use crate::fleet::lease::{Lease, LeaseError};

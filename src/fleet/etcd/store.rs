@@ -6,8 +6,9 @@
 //! - `snowmint/NS/mark/N`: `"MS OWNER"`, the node's high-water mark (Unix milliseconds) and
 //!   who wrote it. No lease: it outlives every holder.
 //! - `snowmint/NS/record`: the namespace's record, JSON `{"incarnation", "ttl_ms", "layout",
-//!   "settled"}`, written by the first claim and never expiring; `settled` once that claim's
-//!   forgetting wait is over.
+//!   "settled", "floor_ms"}`, written by the first claim and never expiring; `settled` once that
+//!   claim's forgetting wait is over; `floor_ms` once `Lease::raise_floor` kept a floor (every
+//!   claim starts after it).
 
 use std::collections::HashSet;
 use std::sync::Arc;

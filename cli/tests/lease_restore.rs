@@ -218,3 +218,81 @@ fn etcd_restored_from_an_older_snapshot_then_raised_repeats_nothing() {
         },
     );
 }
+
+/// etcd's sign of a restore: a cluster made anew from a snapshot answers under a raft term
+/// below the one recorded with the node's mark, so a claim there waits the forgetting rule
+/// although the restored record is settled, and `/readyz` says why; no ID is repeated, even
+/// without the raise.
+#[test]
+fn etcd_restored_with_a_lower_raft_term_waits_and_says_why() {
+    let Some(mut etcd) = EtcdCluster::start("lease-raft-term") else {
+        return;
+    };
+    let url = etcd.url();
+    // Elections raise the term: three leaders lost before the marks are written.
+    for _ in 0..3 {
+        let leader = etcd.leader();
+        etcd.restart(leader);
+    }
+    let mut seen = HashSet::new();
+    let mut old = serve(&url);
+    mint(&old, 2, &mut seen);
+    poll(LIMIT, "the record to be settled", || {
+        (list(&url)["record"]["settled"] == true).then_some(())
+    });
+    // Past a renewal after the settle: the mark carries the term.
+    let renewed = now_ms() + 1_000;
+    while now_ms() < renewed {
+        mint(&old, 1, &mut seen);
+    }
+    let backup = etcd.snapshot_save("backup");
+    let (_, last) = mint(&old, 3, &mut seen);
+    assert!(old.stop().success(), "{}", old.stderr());
+    etcd.restore_all_from(&backup);
+    poll(LIMIT, "the backup's holder key to lapse", || {
+        list(&url)["nodes"][0]["holder"].is_null().then_some(())
+    });
+
+    let args = [
+        "--workers",
+        "1",
+        "--lease",
+        &url,
+        "--namespace",
+        "restore",
+        "--nodes",
+        "0-0",
+        "--ttl",
+        "2s",
+        "--max-batch",
+        "1000",
+    ];
+    let mut new = Server::start_listening(&args);
+    let state = poll(LIMIT, "the restore's wait to show", || {
+        let reply = new.get("/readyz");
+        let state = reply.json()["state"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        (reply.status == 503 && state != "claiming").then_some(state)
+    });
+    assert!(
+        state.starts_with("waiting for the forgetting rule until ")
+            && state.contains("below the mark's")
+            && state.ends_with("(a restore?)"),
+        "{state}"
+    );
+    new.wait_ready(LIMIT).expect("ready after the wait");
+    assert!(
+        new.stderr()
+            .contains("a sign that the cluster was restored"),
+        "{}",
+        new.stderr()
+    );
+    let (first, _) = mint(&new, 3, &mut seen);
+    assert!(
+        first > last,
+        "first ID at {first} ms, not after the last before the loss, {last}"
+    );
+    assert!(new.stop().success(), "{}", new.stderr());
+}

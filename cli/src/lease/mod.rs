@@ -63,8 +63,8 @@ impl Store {
     fn site(&self) -> Result<Site, CliError> {
         let url = self.lease.as_str();
         let parsed = |e: LeaseError| CliError::input(format_args!("--lease: {}", with_cause(&e)));
-        // An operator's call is a few round trips: a second each unless told.
-        let timeout = self.store.lease_timeout.unwrap_or(Duration::from_secs(1));
+        // An operator's call is a few round trips: 5 s each unless told: a loaded store answers late.
+        let timeout = self.store.lease_timeout.unwrap_or(Duration::from_secs(5));
         let ns = self.store.namespace.as_str();
         if url.starts_with("etcd://") {
             let lease = EtcdLease::new(url).map_err(parsed)?;

@@ -31,11 +31,12 @@ fn read_all(store: &mut EtcdStore) -> Result<Vec<Value>, LeaseError> {
     )?))
 }
 
-/// `"MS OWNER"`.
+/// `"MS OWNER TERM"`: the milliseconds and the owner.
 fn mark_of(kv: &Value) -> Option<(u64, String)> {
     let value = text(&kv["value"])?;
-    let (ms, owner) = value.split_once(' ').unwrap_or((value.as_str(), ""));
-    Some((ms.parse().ok()?, owner.to_string()))
+    let mut parts = value.split(' ');
+    let ms = parts.next()?.parse().ok()?;
+    Some((ms, parts.next().unwrap_or("").to_string()))
 }
 
 fn blank(node: u64) -> NodeState {

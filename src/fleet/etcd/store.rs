@@ -3,8 +3,9 @@
 //! Per namespace `NS` and node `N`:
 //! - `snowmint/NS/holder/N`: the owner's token, attached to an etcd lease with the TTL. Its
 //!   `create_revision` is the fencing token.
-//! - `snowmint/NS/mark/N`: `"MS OWNER"`, the node's high-water mark (Unix milliseconds) and
-//!   who wrote it. No lease: it outlives every holder.
+//! - `snowmint/NS/mark/N`: `"MS OWNER TERM"`, the node's high-water mark (Unix
+//!   milliseconds), who wrote it, and the raft term of the answer before it (a sign of a
+//!   restore, when a later claim's answer carries a lower one). No lease: it outlives every holder.
 //! - `snowmint/NS/record`: the namespace's record, JSON `{"incarnation", "ttl_ms", "layout",
 //!   "settled", "floor_ms"}`, written by the first claim and never expiring; `settled` once that
 //!   claim's forgetting wait is over; `floor_ms` once `Lease::raise_floor` kept a floor (every
@@ -43,6 +44,11 @@ pub struct EtcdStore {
     /// renewal writes the mark only if it is unchanged since, so that it never lowers a mark
     /// raised by another writer ([`Lease::raise_floor`](crate::lease::Lease::raise_floor)).
     mark_rev: u64,
+    /// The raft term of the last answer, recorded with each mark written.
+    raft_term: u64,
+    /// The last claim's sign of a restore: the raft term recorded with the node's mark, above
+    /// the term of the claim's answer (a cluster restored from a backup starts its terms anew).
+    restore_sign: Option<(u64, u64)>,
     /// The namespace, for messages.
     namespace: String,
     /// This holder's layout, as the record holds it.
@@ -78,6 +84,8 @@ impl EtcdStore {
             held: None,
             mark: 0,
             mark_rev: 0,
+            raft_term: 0,
+            restore_sign: None,
             namespace: namespace.to_string(),
             layout: layout.to_string(),
             to_settle: None,
@@ -150,7 +158,12 @@ impl EtcdStore {
         body: Value,
     ) -> Result<Value, LeaseError> {
         match self.gateway.post(path, &body.to_string()) {
-            Ok(Answer::Ok(json)) => Ok(json),
+            Ok(Answer::Ok(json)) => {
+                if let Some(term) = number(&json["header"]["raft_term"]) {
+                    self.raft_term = term;
+                }
+                Ok(json)
+            }
             Ok(Answer::Refused(e)) | Err(e) => Err(LeaseError::Etcd {
                 action,
                 cause: Arc::new(e),
@@ -244,7 +257,7 @@ impl EtcdStore {
         let record = range(2).first().and_then(record_kv);
         // The record's floor, where higher than the node's mark, is the mark (not ours).
         let floor = record.as_ref().and_then(|r| number(&r.value["floor_ms"]));
-        let stored_mark = match (mark_kv.and_then(|kv| self.parse_mark(&kv)), floor) {
+        let stored_mark = match (mark_kv.as_ref().and_then(|kv| self.parse_mark(kv)), floor) {
             (Some((ms, ours)), Some(f)) if ms >= f => Some((ms, ours)),
             (None, None) => None,
             (Some(m), None) => Some(m),
@@ -255,9 +268,17 @@ impl EtcdStore {
         }
         // Read in the claim's own transaction: present and settled, the record vouches that
         // etcd lost nothing since (it is linearizable; only a restore brings back an older state).
-        let vouched = record
+        let settled = record
             .as_ref()
             .is_some_and(|r| r.value["settled"].as_bool() == Some(true));
+        // A mark written under a later raft term than this answer's: the cluster was made
+        // anew from a backup (its terms start again), and the settled record may be older
+        // than writes it lost. Wait, as for an unsettled record.
+        let answer_term = number(&answer["header"]["raft_term"]).unwrap_or(0);
+        let mark_term = mark_kv.as_ref().and_then(mark_term).unwrap_or(0);
+        self.restore_sign =
+            (settled && mark_term > answer_term).then_some((mark_term, answer_term));
+        let vouched = settled && self.restore_sign.is_none();
         self.to_settle = match record {
             Some(r) if !vouched => Some((r.mod_revision, r.value)),
             _ => None,
@@ -288,7 +309,7 @@ impl EtcdStore {
         let (holder, mark) = (self.holder_key(node), self.mark_key(node));
         let put = json!({ "request_put": {
             "key": base64::encode(mark.as_bytes()),
-            "value": base64::encode(format!("{want} {}", self.owner).as_bytes()),
+            "value": base64::encode(format!("{want} {} {}", self.owner, self.raft_term).as_bytes()),
         } });
         let body = json!({
             "compare": [created_at(&holder, token), modified_at(&mark, self.mark_rev)],
@@ -328,16 +349,8 @@ impl EtcdStore {
         Ok(Renewed::MarkChanged)
     }
 
-    /// A mark value: its milliseconds and whether this owner wrote it.
-    fn parse_mark(&self, kv: &Value) -> Option<(u64, bool)> {
-        let value = text(&kv["value"])?;
-        let (ms, owner) = value.split_once(' ').unwrap_or((value.as_str(), ""));
-        Some((ms.parse().ok()?, owner == self.owner))
-    }
-}
-
-impl Store for EtcdStore {
-    fn claim(&mut self, first: u64, last: u64) -> Result<Option<Claim>, LeaseError> {
+    /// [`Store::claim`] on the live etcd lease (granted if none).
+    fn claim_on_a_lease(&mut self, first: u64, last: u64) -> Result<Option<Claim>, LeaseError> {
         let id = self.live_lease()?;
         self.ensure_record()?;
         let held = self.held_nodes()?;
@@ -350,17 +363,42 @@ impl Store for EtcdStore {
                     mark: mark.map(|(ms, _)| ms),
                     mark_is_ours: mark.is_some_and(|(_, ours)| ours),
                     vouched,
+                    restore_sign: self.restore_sign,
                 }));
             }
         }
         Ok(None)
     }
 
+    /// A mark value: its milliseconds and whether this owner wrote it.
+    fn parse_mark(&self, kv: &Value) -> Option<(u64, bool)> {
+        let value = text(&kv["value"])?;
+        let mut parts = value.split(' ');
+        let ms = parts.next()?.parse().ok()?;
+        Some((ms, parts.next() == Some(self.owner.as_str())))
+    }
+}
+
+impl Store for EtcdStore {
+    fn claim(&mut self, first: u64, last: u64) -> Result<Option<Claim>, LeaseError> {
+        match self.claim_on_a_lease(first, last) {
+            // The lease granted expired before the claim's transaction (a slow round of
+            // calls, longer than the TTL): grant another and claim again, once.
+            Err(LeaseError::Etcd { cause, .. })
+                if cause.to_string().contains("lease not found") =>
+            {
+                self.lease = None;
+                self.claim_on_a_lease(first, last)
+            }
+            other => other,
+        }
+    }
     fn settle(&mut self) -> Result<bool, LeaseError> {
         let Some((revision, mut value)) = self.to_settle.clone() else {
             return Ok(false);
         };
         value["settled"] = Value::Bool(true);
+        value["raft_term"] = Value::String(self.raft_term.to_string());
         let key = self.record_key();
         let body = json!({
             "compare": [modified_at(&key, revision)],
@@ -443,6 +481,11 @@ impl Store for EtcdStore {
     fn raise_floor(&mut self, to_unix_millis: u64) -> Result<FloorRaised, LeaseError> {
         super::operator::raise_floor(self, to_unix_millis)
     }
+}
+
+/// The raft term recorded with a mark (`"MS OWNER TERM"`; none in older marks).
+pub(super) fn mark_term(kv: &Value) -> Option<u64> {
+    text(&kv["value"])?.split(' ').nth(2)?.parse().ok()
 }
 
 /// What one renewal transaction found.

@@ -461,7 +461,14 @@ impl<B: Backend> Lease<B> {
                 });
             }
         }
-        if !claim.vouched {
+        if let Some((mark_raft_term, raft_term)) = claim.restore_sign {
+            on_progress(AcquireProgress::Restored {
+                node,
+                until_unix_millis: floor,
+                mark_raft_term,
+                raft_term,
+            });
+        } else if !claim.vouched {
             on_progress(AcquireProgress::Forgetting {
                 node,
                 until_unix_millis: floor,

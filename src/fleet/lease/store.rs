@@ -20,6 +20,10 @@ pub struct Claim {
     /// was written: the namespace's record was present, settled, and (Redis) settled by the
     /// server that answered. Only an unvouched claim waits the forgetting rule.
     pub vouched: bool,
+    /// A sign that the store was restored from an older backup, which made the claim
+    /// unvouched (etcd): the raft term recorded with the node's mark, and the lower one of
+    /// the claim's answer.
+    pub restore_sign: Option<(u64, u64)>,
 }
 
 /// One backend's side of a lease, for one owner. Every call is a few round trips, bounded

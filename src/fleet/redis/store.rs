@@ -356,6 +356,7 @@ impl Store for RedisStore {
             mark: t.mark,
             mark_is_ours: t.mark_owner == self.owner,
             vouched: t.vouched,
+            restore_sign: None,
         }))
     }
 

@@ -462,6 +462,7 @@ impl<B: Backend> Lease<B> {
             }
         }
         if let Some((mark_raft_term, raft_term)) = claim.restore_sign {
+            crate::events::lease_restore_sign(node, mark_raft_term, raft_term, floor);
             on_progress(AcquireProgress::Restored {
                 node,
                 until_unix_millis: floor,

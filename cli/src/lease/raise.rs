@@ -47,9 +47,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
         format!(" (nodes {})", list.join(", "))
     };
     let mut out = format!(
-        "namespace {ns:?} on {}: {} marks raised to {} ({}){nodes}, {} already at or above it\n",
+        "namespace {ns:?} on {}: {} raised to {} ({}){nodes}, {} already at or above it\n",
         site.backend(),
-        raised.raised.len(),
+        marks(raised.raised.len()),
         display_millis(args.to),
         args.to,
         raised.kept,
@@ -67,6 +67,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
     Ok(())
 }
 
+/// `1 mark`, `3 marks`.
+fn marks(n: usize) -> String {
+    format!("{n} mark{}", if n == 1 { "" } else { "s" })
+}
+
 #[cfg(test)]
 mod tests {
     use super::floor;
@@ -78,6 +83,10 @@ mod tests {
         assert_eq!(floor("2026-12-04T19:00:00.0001Z"), Ok(1_796_410_800_001));
         assert_eq!(floor("1796410800000"), Ok(1_796_410_800_000));
         assert!(floor("now").is_ok());
+        assert_eq!(
+            (super::marks(1), super::marks(0)),
+            ("1 mark".into(), "0 marks".into())
+        );
         let bad = floor("yesterday").unwrap_err();
         assert!(bad.contains("RFC 3339"), "{bad}");
     }

@@ -78,7 +78,9 @@ pub use self::events::describe_metrics;
 #[cfg(feature = "etcd")]
 pub use self::fleet::etcd;
 #[cfg(feature = "std")]
-pub use self::fleet::fence::{Cause, FenceError, Fenced, FileGuard, GuardError, Keeper, Renewal};
+pub use self::fleet::fence::{
+    Cause, FenceCause, FenceError, Fenced, FileGuard, GuardError, Keeper, Renewal,
+};
 #[cfg(any(feature = "redis", feature = "etcd"))]
 pub use self::fleet::lease;
 #[cfg(feature = "std")]

@@ -1,4 +1,5 @@
-//! Just enough JSON output for `--json`: flat objects of strings, integers and nulls. The
+//! Just enough JSON output for `--json`: objects of strings, integers, booleans, nulls and
+//! nested objects and arrays. The
 //! values are names, numbers and RFC 3339 stamps, so a dependency on serde_json would buy
 //! nothing but build time.
 
@@ -44,6 +45,24 @@ impl Object {
         self
     }
 
+    /// A number member, or `null`.
+    pub fn number_or_null(self, key: &str, value: Option<impl std::fmt::Display>) -> Object {
+        match value {
+            Some(value) => self.number(key, value),
+            None => self.raw(key, "null"),
+        }
+    }
+
+    /// A `true`/`false` member.
+    pub fn boolean(self, key: &str, value: bool) -> Object {
+        self.raw(key, if value { "true" } else { "false" })
+    }
+
+    /// A member that is already JSON (a finished [`Object`], an [`array`]), or `null`.
+    pub fn json_or_null(self, key: &str, value: Option<&str>) -> Object {
+        self.raw(key, value.unwrap_or("null"))
+    }
+
     fn raw(mut self, key: &str, value: &str) -> Object {
         self.key(key);
         self.text.push_str(value);
@@ -58,6 +77,11 @@ impl Object {
         self.text.push('}');
         self.text
     }
+}
+
+/// A JSON array of members that are already JSON.
+pub fn array(items: &[String]) -> String {
+    format!("[{}]", items.join(","))
 }
 
 /// Appends `value` as a JSON string literal.

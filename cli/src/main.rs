@@ -20,6 +20,8 @@ mod id128;
 mod json;
 mod layout_arg;
 mod layouts;
+mod lease;
+mod lease_store;
 mod lifetime;
 mod node_arg;
 mod serve;
@@ -52,6 +54,7 @@ enum Command {
     Compose(compose::Args),
     Layouts(layouts::Args),
     Serve(Box<serve::Args>),
+    Lease(lease::Args),
 }
 
 fn main() -> ExitCode {
@@ -63,6 +66,7 @@ fn main() -> ExitCode {
         Command::Compose(args) => compose::run(args),
         Command::Layouts(args) => layouts::run(args),
         Command::Serve(args) => serve::run(*args),
+        Command::Lease(args) => lease::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -105,3 +105,13 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for Text<T> {
             .map(|list| Box::new(list().into_iter()) as Box<dyn Iterator<Item = PossibleValue>>)
     }
 }
+
+/// A duration as humantime writes it (`500ms`, `10s`, `1m`).
+pub fn duration(text: &str) -> Result<std::time::Duration, String> {
+    humantime::parse_duration(text).map_err(|e| {
+        format!(
+            "{} is not a duration ({e}): expected e.g. 500ms, 10s, 1m",
+            quoted(text)
+        )
+    })
+}

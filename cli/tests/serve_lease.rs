@@ -138,6 +138,18 @@ fn a_dead_redis_fences_the_service_until_it_returns() {
     });
     let health = server.get("/healthz").json();
     assert_eq!(health["status"], "fenced");
+    // /readyz names the exact cause: the deadline passed and why the renewal failed.
+    let ready = server.get("/readyz");
+    assert_eq!(ready.status, 503);
+    let state = ready.json()["state"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let failed = "fenced: the hold's deadline passed and the last renewal failed: ";
+    assert!(
+        state.starts_with(failed) && state.len() > failed.len() && state.contains("Redis"),
+        "{state}"
+    );
     let refused = server.get("/id");
     assert_eq!(refused.status, 503, "{}", refused.text());
     assert_eq!(refused.error_code(), "unavailable");

@@ -54,6 +54,11 @@ pub fn describe_metrics() {
         "snowmint_lease_node",
         "The node number the latest Redis lease took, by namespace"
     );
+    describe_counter!(
+        "snowmint_lease_restore_signs_total",
+        Unit::Count,
+        "Claims that found a sign of a store restored from an older backup (etcd: a raft term below the node's mark's) and waited the forgetting rule"
+    );
     describe_gauge!(
         "snowmint_layout_seconds_left",
         Unit::Seconds,

@@ -23,6 +23,7 @@
 //! | `snowmint_lease_acquisitions_total` | counter | `namespace`, `backend` | a lease (Redis or etcd) took a node |
 //! | `snowmint_lease_node` | gauge | `namespace` | the node number it took (the latest) |
 //! | `snowmint_lease_take_backs_total` | counter | | a lapsed lease (expired, or forgotten by the store) took its node back |
+//! | `snowmint_lease_restore_signs_total` | counter | | a claim found a sign of a restore from an older backup (etcd: a raft term below the mark's) and waited the forgetting rule |
 //! | `snowmint_fence_renewals_total` | counter | `outcome` = `held` / `failed` / `lost` | a fenced source's keeper answered a renewal |
 //! | `snowmint_layout_seconds_left` | gauge | `layout` | a source was built: the time left before its layout expires |
 //! | `snowmint_clock_offset_seconds` | gauge | | a `TscClock` re-anchored: the wall clock minus the TSC reading |
@@ -80,4 +81,6 @@ pub(crate) use self::sources::{
     Renewed,
 };
 #[cfg(any(feature = "redis", feature = "etcd"))]
-pub(crate) use self::sources::{lease_acquired, lease_record_settled, lease_taken_back};
+pub(crate) use self::sources::{
+    lease_acquired, lease_record_settled, lease_restore_sign, lease_taken_back,
+};

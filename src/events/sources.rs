@@ -182,6 +182,34 @@ pub(crate) fn lease_taken_back(node: u64, floor_unix_millis: u64) {
     );
 }
 
+/// A claim of `node` found a sign that the store was restored from an older backup (etcd:
+/// the node's mark written under raft term `mark_raft_term`, the claim answered under the
+/// lower `raft_term`): it waits the forgetting rule, until `until_unix_millis`.
+#[cfg(any(feature = "redis", feature = "etcd"))]
+#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
+#[cfg_attr(
+    not(all(feature = "metrics", feature = "tracing")),
+    allow(unused_variables)
+)]
+pub(crate) fn lease_restore_sign(
+    node: u64,
+    mark_raft_term: u64,
+    raft_term: u64,
+    until_unix_millis: u64,
+) {
+    #[cfg(feature = "metrics")]
+    metrics::counter!("snowmint_lease_restore_signs_total").increment(1);
+    #[cfg(feature = "tracing")]
+    tracing::warn!(
+        target: "snowmint",
+        node,
+        mark_raft_term,
+        raft_term,
+        until_unix_millis,
+        "the store answers under a raft term below the node's mark's: it may have been restored from an older backup; waiting for the forgetting rule (run `snowmint lease raise-floor` after a restore)"
+    );
+}
+
 /// The namespace's record was settled after the forgetting rule's wait (`done`), or found
 /// changed since the claim (another record, another Redis server: left for the next claim).
 #[cfg(any(feature = "redis", feature = "etcd"))]

@@ -253,6 +253,64 @@ impl EtcdCluster {
         );
     }
 
+    /// Saves a snapshot of the cluster's data now (`etcdctl snapshot save`, from the first
+    /// member), as a backup: its path.
+    pub fn snapshot_save(&self, name: &str) -> PathBuf {
+        let path = self.dir.join(format!("{name}.db"));
+        let endpoint = format!("127.0.0.1:{}", self.members[0].client_port);
+        let ok = Command::new(etcdctl())
+            .env("ETCDCTL_API", "3")
+            .args(["--endpoints", &endpoint, "snapshot", "save"])
+            .arg(&path)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "etcdctl snapshot save failed");
+        path
+    }
+
+    /// Kills every member and makes a new cluster from `snapshot` on the same ports (each
+    /// member's data restored by `etcdctl snapshot restore`, a new cluster token), as an
+    /// operator restores a backup: every write after the snapshot is lost, and the new
+    /// cluster's raft term starts anew.
+    pub fn restore_all_from(&mut self, snapshot: &std::path::Path) {
+        self.kill_all();
+        self.generation += 1;
+        self.token = self.new_token();
+        let initial_cluster = self
+            .members
+            .iter()
+            .map(|m| format!("{}={}", m.name, m.peer_url()))
+            .collect::<Vec<_>>()
+            .join(",");
+        for m in &mut self.members {
+            let _ = std::fs::remove_dir_all(&m.data_dir);
+            m.data_dir = self.dir.join(format!("g{}-{}", self.generation, m.name));
+            let ok = Command::new(etcdctl())
+                .env("ETCDCTL_API", "3")
+                .arg("snapshot")
+                .arg("restore")
+                .arg(snapshot)
+                .args(["--name", &m.name])
+                .args(["--initial-cluster", &initial_cluster])
+                .args(["--initial-cluster-token", &self.token])
+                .args(["--initial-advertise-peer-urls", &m.peer_url()])
+                .arg("--data-dir")
+                .arg(&m.data_dir)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "etcdctl snapshot restore failed for {}", m.name);
+        }
+        assert!(
+            self.spawn_all(),
+            "the restored etcd cluster did not start; see {}",
+            self.dir.display()
+        );
+    }
+
     /// Whether `key` is in the cluster now, as the first member that answers reads it.
     pub fn has_key(&self, key: &str) -> bool {
         let body = format!(r#"{{"key":"{}"}}"#, base64(key.as_bytes()));
@@ -363,6 +421,11 @@ impl EtcdCluster {
             Err(_) => false,
         }
     }
+}
+
+/// `$SNOWMINT_ETCDCTL`, else `etcdctl` on `PATH` (it comes with etcd).
+fn etcdctl() -> String {
+    std::env::var("SNOWMINT_ETCDCTL").unwrap_or_else(|_| "etcdctl".to_string())
 }
 
 impl Drop for EtcdCluster {

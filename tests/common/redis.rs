@@ -151,6 +151,28 @@ impl RedisServer {
         );
     }
 
+    /// Writes an RDB snapshot now (`SAVE`) and keeps a copy of it, as a backup: its path.
+    pub fn snapshot(&self, name: &str) -> PathBuf {
+        assert_eq!(self.command(&["SAVE"]), "+OK", "SAVE failed");
+        let copy = self.dir.join(format!("{name}.rdb"));
+        std::fs::copy(self.dir.join("dump.rdb"), &copy).expect("copy the RDB file");
+        copy
+    }
+
+    /// Kills the server and starts it again on the same port from the RDB file `snapshot`
+    /// (made by [`snapshot`](Self::snapshot)): every write after it is lost, as after a
+    /// restart that loaded an older snapshot, or a restore from a backup.
+    pub fn restart_from(&mut self, snapshot: &std::path::Path) {
+        self.kill();
+        std::fs::copy(snapshot, self.dir.join("dump.rdb")).expect("put the RDB file back");
+        assert!(
+            self.spawn(),
+            "redis-server did not restart from {} on port {}",
+            snapshot.display(),
+            self.port
+        );
+    }
+
     /// Runs a command over raw RESP and returns the reply's value line (a bulk string's
     /// value, an integer as `:N`, `$-1` for nil).
     pub fn command(&self, args: &[&str]) -> String {

@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use crate::escape::quoted;
 use crate::layout_arg::{self, NamedLayout};
+use crate::lease_store::StoreArgs;
 use crate::node_arg::NodeArgs;
-use crate::value;
+use crate::value::{self, duration};
 
 /// The largest `--max-batch`: a million IDs is a 21 MB text body, minted in about a quarter
 /// of a second by one shard of Twitter's layout; larger batches belong in several requests.
@@ -93,15 +94,8 @@ pub struct LeaseArgs {
     #[arg(long, value_name = "URL", conflicts_with_all = ["node", "node_from"])]
     pub lease: Option<String>,
 
-    /// The lease's namespace: one per ID space (and layout); services of one namespace never
-    /// hold the same node number at once
-    #[arg(
-        long,
-        value_name = "NAME",
-        default_value = "default",
-        requires = "lease"
-    )]
-    pub namespace: String,
+    #[command(flatten)]
+    pub store: StoreArgs,
 
     /// The node numbers this service may lease, FIRST-LAST [default: every node number the
     /// layout and shard bits leave, at most 65,536]. While every one is held, the claim is
@@ -119,11 +113,6 @@ pub struct LeaseArgs {
     /// fifth of the TTL; at most half]
     #[arg(long, value_name = "DURATION", requires = "lease", value_parser = value::text(duration))]
     pub margin: Option<Duration>,
-
-    /// The connect, read and write timeout of each call to the lease's store (etcd tries the
-    /// next endpoint after it) [default: a tenth of the TTL]
-    #[arg(long, alias = "redis-timeout", value_name = "DURATION", requires = "lease", value_parser = value::text(duration))]
-    pub lease_timeout: Option<Duration>,
 
     /// At start, the longest to wait for this clock to pass the mark the node number's last
     /// owner left; a clock further behind is an error
@@ -171,15 +160,6 @@ fn shard_bits(text: &str) -> Result<u8, String> {
 
 fn lead_ticks(text: &str) -> Result<u64, String> {
     number_in(text, 0..=1_000, "a number of ticks")
-}
-
-fn duration(text: &str) -> Result<Duration, String> {
-    humantime::parse_duration(text).map_err(|e| {
-        format!(
-            "{} is not a duration ({e}): expected e.g. 500ms, 10s, 1m",
-            quoted(text)
-        )
-    })
 }
 
 fn node_range(text: &str) -> Result<RangeInclusive<u64>, String> {

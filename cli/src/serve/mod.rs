@@ -27,6 +27,7 @@ mod spares;
 mod status;
 
 pub use self::args::Args;
+pub use self::source::with_cause;
 
 use std::future::IntoFuture;
 use std::io::Write;
@@ -43,7 +44,7 @@ use self::args::LeaseArgs;
 use self::metrics::HttpMetrics;
 use self::readiness::{Phase, Progress, State};
 use self::shutdown::Signals;
-use self::source::{with_cause, Health, Minter};
+use self::source::{Health, Minter};
 use crate::error::CliError;
 
 /// What every request handler shares.
@@ -86,7 +87,7 @@ impl App {
                 Health::Ok => State::Ready { node: m.node() },
                 Health::Fenced => State::Fenced {
                     node: m.node(),
-                    cause: m.fence_cause().to_owned(),
+                    cause: m.fence_cause(),
                 },
                 Health::Lost => State::Lost { node: m.node() },
             },
@@ -170,7 +171,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             };
             let site = LeaseSite {
                 backend,
-                namespace: args.lease.namespace.clone(),
+                namespace: args.lease.store.namespace.clone(),
                 url: url.clone(),
             };
             (Some(site), Some(claim))
@@ -459,7 +460,7 @@ fn claimer<B: Backend + Send + 'static>(
     builder: ShardedGeneratorBuilder<TscClock>,
 ) -> Claim {
     let mut lease = lease
-        .namespace(&flags.namespace)
+        .namespace(&flags.store.namespace)
         .ttl(flags.ttl)
         .max_wait(flags.lease_wait);
     if let Some(nodes) = &flags.nodes {
@@ -468,7 +469,7 @@ fn claimer<B: Backend + Send + 'static>(
     if let Some(margin) = flags.margin {
         lease = lease.margin(margin);
     }
-    if let Some(timeout) = flags.lease_timeout {
+    if let Some(timeout) = flags.store.lease_timeout {
         lease = lease.io_timeout(timeout);
     }
     let ttl = flags.ttl;

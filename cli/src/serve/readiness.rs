@@ -24,6 +24,15 @@ pub enum Phase {
     /// Node `node` is claimed, but the store cannot vouch that it lost no write: no ID
     /// before `until_unix_millis` (the forgetting rule).
     Forgetting { node: u64, until_unix_millis: u64 },
+    /// Node `node` is claimed under a settled record, but the store shows a sign of a restore
+    /// from an older backup (etcd: the mark's raft term `mark_term` above the answer's
+    /// `term`): no ID before `until_unix_millis` (the forgetting rule).
+    Restored {
+        node: u64,
+        until_unix_millis: u64,
+        mark_term: u64,
+        term: u64,
+    },
     /// Node `node` is claimed and vouched for; this clock is behind the mark its last
     /// holder left, `until_unix_millis`.
     PastMark { node: u64, until_unix_millis: u64 },
@@ -41,6 +50,17 @@ impl Phase {
             } => Phase::Forgetting {
                 node,
                 until_unix_millis,
+            },
+            AcquireProgress::Restored {
+                node,
+                until_unix_millis,
+                mark_raft_term,
+                raft_term,
+            } => Phase::Restored {
+                node,
+                until_unix_millis,
+                mark_term: mark_raft_term,
+                term: raft_term,
             },
             AcquireProgress::PastMark {
                 node,
@@ -68,6 +88,12 @@ impl Phase {
                 display_millis(*until_unix_millis),
                 seconds(left(*until_unix_millis, now_unix_millis)),
             )),
+            Phase::Restored { node, .. } => Some(format!(
+                "node {node}: {} ({}): {}",
+                State::Starting(self.clone()).name(),
+                seconds(left(self.until(), now_unix_millis)),
+                self.restore_reason(),
+            )),
             Phase::PastMark {
                 node,
                 until_unix_millis,
@@ -78,6 +104,39 @@ impl Phase {
                 seconds(left(*until_unix_millis, now_unix_millis)),
             )),
             Phase::Claiming | Phase::Failed(_) => None,
+        }
+    }
+}
+
+impl Phase {
+    /// The end of a wait (0 for the claim or a failure).
+    fn until(&self) -> u64 {
+        match self {
+            Phase::Forgetting {
+                until_unix_millis, ..
+            }
+            | Phase::Restored {
+                until_unix_millis, ..
+            }
+            | Phase::PastMark {
+                until_unix_millis, ..
+            } => *until_unix_millis,
+            Phase::Claiming | Phase::Failed(_) => 0,
+        }
+    }
+
+    /// Why a restore is suspected, and what the operator should do.
+    fn restore_reason(&self) -> String {
+        match self {
+            Phase::Restored {
+                mark_term, term, ..
+            } => format!(
+                "the node's mark was written under raft term {mark_term}, and the store answers \
+                 under term {term}: a sign that the cluster was restored from an older backup, \
+                 which may have lost later marks; run `snowmint lease raise-floor --to` the time \
+                 of the loss"
+            ),
+            _ => String::new(),
         }
     }
 }
@@ -135,9 +194,11 @@ impl State {
             State::Ready { node } | State::Fenced { node, .. } | State::Lost { node } => {
                 Some(*node)
             }
-            State::Starting(Phase::Forgetting { node, .. } | Phase::PastMark { node, .. }) => {
-                Some(*node)
-            }
+            State::Starting(
+                Phase::Forgetting { node, .. }
+                | Phase::Restored { node, .. }
+                | Phase::PastMark { node, .. },
+            ) => Some(*node),
             State::Starting(Phase::Claiming | Phase::Failed(_)) => None,
         }
     }
@@ -153,6 +214,16 @@ impl State {
                 until_unix_millis, ..
             }) => format!(
                 "waiting for the forgetting rule until {}",
+                display_millis(*until_unix_millis)
+            ),
+            State::Starting(Phase::Restored {
+                until_unix_millis,
+                mark_term,
+                term,
+                ..
+            }) => format!(
+                "waiting for the forgetting rule until {}: raft term {term} below the mark's \
+                 {mark_term} (a restore?)",
                 display_millis(*until_unix_millis)
             ),
             State::Starting(Phase::PastMark {
@@ -174,6 +245,9 @@ impl State {
             State::Ready { .. } | State::Lost { .. } | State::Starting(Phase::Failed(_)) => None,
             State::Starting(
                 Phase::Forgetting {
+                    until_unix_millis, ..
+                }
+                | Phase::Restored {
                     until_unix_millis, ..
                 }
                 | Phase::PastMark {
@@ -201,6 +275,13 @@ impl State {
                  failed over), so no ID is minted before {} ({} from now): the forgetting rule",
                 display_millis(*until_unix_millis),
                 seconds(left(*until_unix_millis, now_unix_millis)),
+            ),
+            State::Starting(phase @ Phase::Restored { node, .. }) => format!(
+                "not ready: node {node} is claimed in {place}, but no ID is minted before {} ({} \
+                 from now): {}",
+                display_millis(phase.until()),
+                seconds(left(phase.until(), now_unix_millis)),
+                phase.restore_reason(),
             ),
             State::Starting(Phase::PastMark {
                 node,
@@ -293,6 +374,19 @@ mod tests {
         assert!(mark.name().starts_with("waiting past the mark until "));
         // Past the end already: ask again soon, not at once.
         assert_eq!(mark.retry_after(NOW), Some(RETRY_SOON));
+        let restored = State::Starting(Phase::Restored {
+            node: 0,
+            until_unix_millis: NOW + 2_000,
+            mark_term: 5,
+            term: 2,
+        });
+        assert_eq!(
+            restored.name(),
+            "waiting for the forgetting rule until 2026-11-30T00:53:22.000Z: raft term 2 below \
+             the mark's 5 (a restore?)"
+        );
+        assert_eq!(restored.node(), Some(0));
+        assert!(restored.explain("x", NOW).contains("raise-floor"));
         assert_eq!(State::Starting(Phase::Claiming).name(), "claiming");
         assert_eq!(State::Starting(Phase::Claiming).node(), None);
         let fenced = State::Fenced {

@@ -109,22 +109,15 @@ impl<C: Clock> Minter<C> {
         }
     }
 
-    /// Why a fenced lease refuses, as far as its state shows without minting: the hold's
-    /// deadline passed with no renewal (the store did not answer in time), or the deadline
-    /// holds but the clock is not past the node's floor (a node taken back after its key
-    /// lapsed or was lost waits out the forgetting rule).
-    pub fn fence_cause(&self) -> &'static str {
+    /// Why a fenced lease refuses now, as the fence names it (the node's floor not passed,
+    /// the deadline passed with the last renewal's error, the node lost), without minting.
+    pub fn fence_cause(&self) -> String {
         match self {
-            Minter::Leased { gen, .. }
-                if gen.deadline_unix_nanos() > gen.clock().now_unix_nanos() =>
-            {
-                "the node was taken back after its key lapsed or was lost, and no ID is minted \
-                 before its floor (the forgetting rule, or its last holder's mark)"
-            }
-            _ => {
-                "the hold's deadline passed before a renewal reached the lease's store \
-                 (the store did not answer in time)"
-            }
+            Minter::Leased { gen, .. } => gen.fence_cause().map_or_else(
+                || "the hold was restored a moment ago".to_owned(),
+                |cause| cause.to_string(),
+            ),
+            Minter::Fixed(_) => "a fixed node is never fenced".to_owned(),
         }
     }
 
@@ -277,11 +270,13 @@ impl Retry {
     }
 }
 
-/// The error and its source, as one line.
+/// The error and its source, as one line (the source once: an error whose message already
+/// ends with it is left as it is).
 pub fn with_cause(e: &dyn std::error::Error) -> String {
-    match e.source() {
-        Some(cause) => format!("{e}: {cause}"),
-        None => e.to_string(),
+    let text = e.to_string();
+    match e.source().map(|c| c.to_string()) {
+        Some(cause) if !text.ends_with(&cause) => format!("{text}: {cause}"),
+        _ => text,
     }
 }
 

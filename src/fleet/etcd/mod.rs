@@ -30,6 +30,7 @@
 
 mod base64;
 mod http;
+mod operator;
 mod store;
 
 pub use self::http::GatewayError;

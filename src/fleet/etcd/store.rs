@@ -3,11 +3,13 @@
 //! Per namespace `NS` and node `N`:
 //! - `snowmint/NS/holder/N`: the owner's token, attached to an etcd lease with the TTL. Its
 //!   `create_revision` is the fencing token.
-//! - `snowmint/NS/mark/N`: `"MS OWNER"`, the node's high-water mark (Unix milliseconds) and
-//!   who wrote it. No lease: it outlives every holder.
+//! - `snowmint/NS/mark/N`: `"MS OWNER TERM"`, the node's high-water mark (Unix
+//!   milliseconds), who wrote it, and the raft term of the answer before it (a sign of a
+//!   restore, when a later claim's answer carries a lower one). No lease: it outlives every holder.
 //! - `snowmint/NS/record`: the namespace's record, JSON `{"incarnation", "ttl_ms", "layout",
-//!   "settled"}`, written by the first claim and never expiring; `settled` once that claim's
-//!   forgetting wait is over.
+//!   "settled", "floor_ms"}`, written by the first claim and never expiring; `settled` once that
+//!   claim's forgetting wait is over; `floor_ms` once `Lease::raise_floor` kept a floor (every
+//!   claim starts after it).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -19,7 +21,7 @@ use super::base64;
 use super::http::{Answer, Gateway};
 use crate::fleet::fence::Note;
 use crate::fleet::lease::store::{Claim, Store};
-use crate::fleet::lease::LeaseError;
+use crate::fleet::lease::{FloorRaised, LeaseError, NamespaceState};
 
 /// A claim this owner holds: its fencing token, the node's mark (milliseconds, and whether
 /// this owner wrote it), if one is stored, and whether the record vouched for the claim.
@@ -38,21 +40,31 @@ pub struct EtcdStore {
     held: Option<(u64, u64)>,
     /// The highest mark this owner knows stored for that node.
     mark: u64,
+    /// The mark key's `mod_revision` when this owner last read or wrote it (0: absent): a
+    /// renewal writes the mark only if it is unchanged since, so that it never lowers a mark
+    /// raised by another writer ([`Lease::raise_floor`](crate::lease::Lease::raise_floor)).
+    mark_rev: u64,
+    /// The raft term of the last answer, recorded with each mark written.
+    raft_term: u64,
+    /// The last claim's sign of a restore: the raft term recorded with the node's mark, above
+    /// the term of the claim's answer (a cluster restored from a backup starts its terms anew).
+    restore_sign: Option<(u64, u64)>,
     /// The namespace, for messages.
     namespace: String,
     /// This holder's layout, as the record holds it.
     layout: String,
     /// The incarnation this holder writes if it creates the record.
     incarnation: u64,
-    /// What the last unvouched claim read of the record: its `create_revision` and value,
-    /// for [`settle`](Store::settle).
+    /// What the last unvouched claim read of the record: its `mod_revision` and value, for
+    /// [`settle`](Store::settle) (which writes only over that very version, so that it never
+    /// undoes a floor raised meanwhile).
     to_settle: Option<(u64, Value)>,
 }
 
 /// A namespace's record, read from etcd.
-struct RecordKv {
-    create_revision: u64,
-    value: Value,
+pub(super) struct RecordKv {
+    pub(super) mod_revision: u64,
+    pub(super) value: Value,
 }
 
 impl EtcdStore {
@@ -71,13 +83,16 @@ impl EtcdStore {
             lease: None,
             held: None,
             mark: 0,
+            mark_rev: 0,
+            raft_term: 0,
+            restore_sign: None,
             namespace: namespace.to_string(),
             layout: layout.to_string(),
             to_settle: None,
         }
     }
 
-    fn record_key(&self) -> String {
+    pub(super) fn record_key(&self) -> String {
         format!("{}record", self.prefix)
     }
 
@@ -131,14 +146,24 @@ impl EtcdStore {
         format!("{}holder/{node}", self.prefix)
     }
 
-    fn mark_key(&self, node: u64) -> String {
+    pub(super) fn mark_key(&self, node: u64) -> String {
         format!("{}mark/{node}", self.prefix)
     }
 
     /// POSTs and returns a 200's JSON; any other outcome is `LeaseError::Etcd`.
-    fn call(&mut self, action: &'static str, path: &str, body: Value) -> Result<Value, LeaseError> {
+    pub(super) fn call(
+        &mut self,
+        action: &'static str,
+        path: &str,
+        body: Value,
+    ) -> Result<Value, LeaseError> {
         match self.gateway.post(path, &body.to_string()) {
-            Ok(Answer::Ok(json)) => Ok(json),
+            Ok(Answer::Ok(json)) => {
+                if let Some(term) = number(&json["header"]["raft_term"]) {
+                    self.raft_term = term;
+                }
+                Ok(json)
+            }
             Ok(Answer::Refused(e)) | Err(e) => Err(LeaseError::Etcd {
                 action,
                 cause: Arc::new(e),
@@ -224,18 +249,38 @@ impl EtcdStore {
                 .map(|r| kvs(&r["response_range"]))
                 .unwrap_or_default()
         };
-        let stored_mark = range(1).first().and_then(|kv| self.parse_mark(kv));
+        let mark_kv = range(1).first().cloned();
+        self.mark_rev = mark_kv
+            .as_ref()
+            .and_then(|kv| number(&kv["mod_revision"]))
+            .unwrap_or(0);
         let record = range(2).first().and_then(record_kv);
+        // The record's floor, where higher than the node's mark, is the mark (not ours).
+        let floor = record.as_ref().and_then(|r| number(&r.value["floor_ms"]));
+        let stored_mark = match (mark_kv.as_ref().and_then(|kv| self.parse_mark(kv)), floor) {
+            (Some((ms, ours)), Some(f)) if ms >= f => Some((ms, ours)),
+            (None, None) => None,
+            (Some(m), None) => Some(m),
+            (_, Some(f)) => Some((f, false)),
+        };
         if let Some(record) = &record {
             self.check_record(record)?;
         }
         // Read in the claim's own transaction: present and settled, the record vouches that
         // etcd lost nothing since (it is linearizable; only a restore brings back an older state).
-        let vouched = record
+        let settled = record
             .as_ref()
             .is_some_and(|r| r.value["settled"].as_bool() == Some(true));
+        // A mark written under a later raft term than this answer's: the cluster was made
+        // anew from a backup (its terms start again), and the settled record may be older
+        // than writes it lost. Wait, as for an unsettled record.
+        let answer_term = number(&answer["header"]["raft_term"]).unwrap_or(0);
+        let mark_term = mark_kv.as_ref().and_then(mark_term).unwrap_or(0);
+        self.restore_sign =
+            (settled && mark_term > answer_term).then_some((mark_term, answer_term));
+        let vouched = settled && self.restore_sign.is_none();
         self.to_settle = match record {
-            Some(r) if !vouched => Some((r.create_revision, r.value)),
+            Some(r) if !vouched => Some((r.mod_revision, r.value)),
             _ => None,
         };
         if answer["succeeded"].as_bool() == Some(true) {
@@ -256,16 +301,56 @@ impl EtcdStore {
         }
     }
 
-    /// A mark value: its milliseconds and whether this owner wrote it.
-    fn parse_mark(&self, kv: &Value) -> Option<(u64, bool)> {
-        let value = text(&kv["value"])?;
-        let (ms, owner) = value.split_once(' ').unwrap_or((value.as_str(), ""));
-        Some((ms.parse().ok()?, owner == self.owner))
+    /// One renewal transaction: if the holder key is still this claim's and the mark is
+    /// unchanged since this owner last saw it, raises the mark to `want` (if above). On a
+    /// changed mark, reads it (the higher one is kept).
+    fn renew_mark(&mut self, node: u64, token: u64, want: u64) -> Result<Renewed, LeaseError> {
+        let raise = want > self.mark;
+        let (holder, mark) = (self.holder_key(node), self.mark_key(node));
+        let put = json!({ "request_put": {
+            "key": base64::encode(mark.as_bytes()),
+            "value": base64::encode(format!("{want} {} {}", self.owner, self.raft_term).as_bytes()),
+        } });
+        let body = json!({
+            "compare": [created_at(&holder, token), modified_at(&mark, self.mark_rev)],
+            "success": if raise { vec![put] } else { Vec::new() },
+            "failure": [
+                { "request_range": { "key": base64::encode(holder.as_bytes()) } },
+                { "request_range": { "key": base64::encode(mark.as_bytes()) } },
+            ],
+        });
+        let answer = self.call("renew the lease", "/v3/kv/txn", body)?;
+        if answer["succeeded"].as_bool() == Some(true) {
+            if raise {
+                self.mark = want;
+                self.mark_rev = number(&answer["header"]["revision"])
+                    .ok_or_else(|| malformed("renew the lease", &answer))?;
+            }
+            return Ok(Renewed::Done);
+        }
+        let responses = answer["responses"].as_array().cloned().unwrap_or_default();
+        let first = |i: usize| {
+            responses
+                .get(i)
+                .and_then(|r| kvs(&r["response_range"]).first().cloned())
+        };
+        let still_ours = first(0).is_some_and(|kv| number(&kv["create_revision"]) == Some(token));
+        if !still_ours {
+            return Ok(Renewed::NotHeld);
+        }
+        let seen = first(1);
+        self.mark_rev = seen
+            .as_ref()
+            .and_then(|kv| number(&kv["mod_revision"]))
+            .unwrap_or(0);
+        if let Some((ms, _)) = seen.and_then(|kv| self.parse_mark(&kv)) {
+            self.mark = self.mark.max(ms);
+        }
+        Ok(Renewed::MarkChanged)
     }
-}
 
-impl Store for EtcdStore {
-    fn claim(&mut self, first: u64, last: u64) -> Result<Option<Claim>, LeaseError> {
+    /// [`Store::claim`] on the live etcd lease (granted if none).
+    fn claim_on_a_lease(&mut self, first: u64, last: u64) -> Result<Option<Claim>, LeaseError> {
         let id = self.live_lease()?;
         self.ensure_record()?;
         let held = self.held_nodes()?;
@@ -278,20 +363,45 @@ impl Store for EtcdStore {
                     mark: mark.map(|(ms, _)| ms),
                     mark_is_ours: mark.is_some_and(|(_, ours)| ours),
                     vouched,
+                    restore_sign: self.restore_sign,
                 }));
             }
         }
         Ok(None)
     }
 
+    /// A mark value: its milliseconds and whether this owner wrote it.
+    fn parse_mark(&self, kv: &Value) -> Option<(u64, bool)> {
+        let value = text(&kv["value"])?;
+        let mut parts = value.split(' ');
+        let ms = parts.next()?.parse().ok()?;
+        Some((ms, parts.next() == Some(self.owner.as_str())))
+    }
+}
+
+impl Store for EtcdStore {
+    fn claim(&mut self, first: u64, last: u64) -> Result<Option<Claim>, LeaseError> {
+        match self.claim_on_a_lease(first, last) {
+            // The lease granted expired before the claim's transaction (a slow round of
+            // calls, longer than the TTL): grant another and claim again, once.
+            Err(LeaseError::Etcd { cause, .. })
+                if cause.to_string().contains("lease not found") =>
+            {
+                self.lease = None;
+                self.claim_on_a_lease(first, last)
+            }
+            other => other,
+        }
+    }
     fn settle(&mut self) -> Result<bool, LeaseError> {
         let Some((revision, mut value)) = self.to_settle.clone() else {
             return Ok(false);
         };
         value["settled"] = Value::Bool(true);
+        value["raft_term"] = Value::String(self.raft_term.to_string());
         let key = self.record_key();
         let body = json!({
-            "compare": [created_at(&key, revision)],
+            "compare": [modified_at(&key, revision)],
             "success": [{ "request_put": {
                 "key": base64::encode(key.as_bytes()),
                 "value": base64::encode(value.to_string().as_bytes()),
@@ -312,25 +422,21 @@ impl Store for EtcdStore {
             self.lease = None;
             return Ok(None);
         }
-        let raise = want_unix_millis > self.mark;
-        let (holder, mark) = (self.holder_key(node), self.mark_key(node));
-        let put = json!({ "request_put": {
-            "key": base64::encode(mark.as_bytes()),
-            "value": base64::encode(format!("{want_unix_millis} {}", self.owner).as_bytes()),
-        } });
-        let body = json!({
-            "compare": [created_at(&holder, token)],
-            "success": if raise { vec![put] } else { Vec::new() },
-            "failure": [],
-        });
-        let answer = self.call("renew the lease", "/v3/kv/txn", body)?;
-        if answer["succeeded"].as_bool() != Some(true) {
-            return Ok(None);
+        // A mark changed by another writer since this owner read it (a raised floor) is
+        // read again, and the raise tried anew over it: a few rounds at most.
+        for _ in 0..4 {
+            match self.renew_mark(node, token, want_unix_millis)? {
+                Renewed::Done => return Ok(Some(self.mark)),
+                Renewed::NotHeld => return Ok(None),
+                Renewed::MarkChanged => {}
+            }
         }
-        if raise {
-            self.mark = want_unix_millis;
-        }
-        Ok(Some(self.mark))
+        Err(LeaseError::Etcd {
+            action: "renew the lease",
+            cause: Arc::new(Note::new(
+                "the node's mark kept changing under the renewal (another writer raised it)",
+            )),
+        })
     }
 
     fn release(&mut self, mark_unix_millis: Option<u64>) -> Result<(), LeaseError> {
@@ -367,10 +473,43 @@ impl Store for EtcdStore {
     fn token(&self) -> Option<u64> {
         self.held.map(|(_, token)| token)
     }
+
+    fn list(&mut self) -> Result<NamespaceState, LeaseError> {
+        super::operator::list(self)
+    }
+
+    fn raise_floor(&mut self, to_unix_millis: u64) -> Result<FloorRaised, LeaseError> {
+        super::operator::raise_floor(self, to_unix_millis)
+    }
+}
+
+/// The raft term recorded with a mark (`"MS OWNER TERM"`; none in older marks).
+pub(super) fn mark_term(kv: &Value) -> Option<u64> {
+    text(&kv["value"])?.split(' ').nth(2)?.parse().ok()
+}
+
+/// What one renewal transaction found.
+enum Renewed {
+    /// Extended (and the mark raised, if it was below).
+    Done,
+    /// The holder key is gone or another claim's.
+    NotHeld,
+    /// The mark was written by another since this owner saw it: read again.
+    MarkChanged,
+}
+
+/// A transaction's condition: `key` was last written at `revision` (0: it does not exist).
+pub(super) fn modified_at(key: &str, revision: u64) -> Value {
+    json!({
+        "key": base64::encode(key.as_bytes()),
+        "result": "EQUAL",
+        "target": "MOD",
+        "mod_revision": revision.to_string(),
+    })
 }
 
 /// A transaction's condition: `key` was created at `revision` (0: it does not exist).
-fn created_at(key: &str, revision: u64) -> Value {
+pub(super) fn created_at(key: &str, revision: u64) -> Value {
     json!({
         "key": base64::encode(key.as_bytes()),
         "result": "EQUAL",
@@ -380,15 +519,15 @@ fn created_at(key: &str, revision: u64) -> Value {
 }
 
 /// A record's key-value, if it is one (its value JSON).
-fn record_kv(kv: &Value) -> Option<RecordKv> {
+pub(super) fn record_kv(kv: &Value) -> Option<RecordKv> {
     Some(RecordKv {
-        create_revision: number(&kv["create_revision"])?,
+        mod_revision: number(&kv["mod_revision"])?,
         value: serde_json::from_str(&text(&kv["value"])?).ok()?,
     })
 }
 
 /// The key after every key with `prefix` (etcd's `range_end` for a prefix).
-fn prefix_end(prefix: &[u8]) -> Vec<u8> {
+pub(super) fn prefix_end(prefix: &[u8]) -> Vec<u8> {
     let mut end = prefix.to_vec();
     while let Some(last) = end.pop() {
         if last < 0xff {
@@ -400,17 +539,17 @@ fn prefix_end(prefix: &[u8]) -> Vec<u8> {
 }
 
 /// The `kvs` of a range answer (none when etcd omits the empty list).
-fn kvs(range: &Value) -> Vec<Value> {
+pub(super) fn kvs(range: &Value) -> Vec<Value> {
     range["kvs"].as_array().cloned().unwrap_or_default()
 }
 
 /// A base64 field as text.
-fn text(v: &Value) -> Option<String> {
+pub(super) fn text(v: &Value) -> Option<String> {
     base64::decode(v.as_str()?).and_then(|b| String::from_utf8(b).ok())
 }
 
 /// An int64 field: the gateway writes them as strings; 0 is omitted.
-fn number(v: &Value) -> Option<u64> {
+pub(super) fn number(v: &Value) -> Option<u64> {
     match v {
         Value::String(s) => s.parse().ok(),
         Value::Number(n) => n.as_u64(),
@@ -418,7 +557,7 @@ fn number(v: &Value) -> Option<u64> {
     }
 }
 
-fn malformed(action: &'static str, answer: &Value) -> LeaseError {
+pub(super) fn malformed(action: &'static str, answer: &Value) -> LeaseError {
     LeaseError::Etcd {
         action,
         cause: Arc::new(Note::new(format!(

@@ -332,13 +332,6 @@ where
         !self.gate.window.is_open(now) || self.before_floor(now)
     }
 
-    /// Whether a clock reading of `now` is not yet past the floor (the previous holder's
-    /// mark, or the forgetting rule's wait after a claim): IDs minted now would be refused.
-    fn before_floor(&self, now: u64) -> bool {
-        let low = self.gate.window.low();
-        low != 0 && u128::from(now) < self.layout().decode(Id::from_u64(low)).unix_nanos()
-    }
-
     /// Whether the node was taken over by someone else: this source never mints again.
     ///
     /// ```
@@ -570,5 +563,6 @@ where
     }
 }
 
+mod cause;
 #[cfg(test)]
 mod tests;

@@ -21,7 +21,8 @@
 //!
 //! | file | holds |
 //! |---|---|
-//! | `fenced.rs` | [`Fenced`]: the wrapper and its calls |
+//! | `fenced.rs` | [`Fenced`]: the wrapper and its calls (`fenced/cause.rs`: [`Fenced::fence_cause`]) |
+//! | `fence_cause.rs` | [`FenceCause`]: why a fence refuses now |
 //! | `gate.rs` | what the renewal thread shares with the minting threads: the checks, the refusals, the renewals |
 //! | `window.rs` | the deadline and the admitted ID range the hot path checks |
 //! | `keeper.rs` | the [`Keeper`] trait and [`Renewal`] |
@@ -30,6 +31,7 @@
 //! | `error.rs` | [`FenceError`] |
 
 mod error;
+mod fence_cause;
 mod fenced;
 mod file_guard;
 mod gate;
@@ -42,6 +44,7 @@ mod window;
 pub use self::error::FenceError;
 #[cfg_attr(not(any(feature = "redis", feature = "etcd")), allow(unused_imports))]
 pub(crate) use self::error::Note;
+pub use self::fence_cause::FenceCause;
 pub use self::fenced::Fenced;
 pub use self::file_guard::FileGuard;
 pub use self::guard_error::GuardError;

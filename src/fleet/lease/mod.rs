@@ -28,19 +28,28 @@
 //!   reading taken after each mint: a process paused past it hands out nothing.
 //! - **All holders of a namespace use one layout, one TTL and one margin.**
 //!
+//! - **The floor.** [`raise_floor`](Lease::raise_floor), the recovery step after a store was
+//!   restored from an older backup, raises every mark and keeps a floor in the record: every
+//!   claim starts after `max(mark, floor)`.
+//!
 //! Files: the builder and the acquisition here, [`LeaseError`], [`AcquireProgress`] (what an
 //! acquisition reports), how a claim is kept held while it waits (`held.rs`), the keeper that
-//! renews, the store interface each backend implements, and the owner token.
+//! renews, the store interface each backend implements, the owner token, and the operator's
+//! calls ([`list`](Lease::list), [`raise_floor`](Lease::raise_floor) in `operator.rs`; what
+//! they report in `state.rs`).
 
 mod error;
 mod held;
 pub(crate) mod keeper;
+mod operator;
 pub(crate) mod owner;
 mod progress;
+mod state;
 pub(crate) mod store;
 
 pub use self::error::LeaseError;
 pub use self::progress::AcquireProgress;
+pub use self::state::{FloorRaised, NamespaceState, NodeState, RecordState};
 
 use std::ops::RangeInclusive;
 use std::sync::Arc;
@@ -452,7 +461,15 @@ impl<B: Backend> Lease<B> {
                 });
             }
         }
-        if !claim.vouched {
+        if let Some((mark_raft_term, raft_term)) = claim.restore_sign {
+            crate::events::lease_restore_sign(node, mark_raft_term, raft_term, floor);
+            on_progress(AcquireProgress::Restored {
+                node,
+                until_unix_millis: floor,
+                mark_raft_term,
+                raft_term,
+            });
+        } else if !claim.vouched {
             on_progress(AcquireProgress::Forgetting {
                 node,
                 until_unix_millis: floor,

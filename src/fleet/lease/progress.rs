@@ -25,6 +25,22 @@ pub enum AcquireProgress {
         /// Until when, Unix milliseconds on the source's clock.
         until_unix_millis: u64,
     },
+    /// Node `node` was claimed under a settled record, but the store shows a sign of a
+    /// restore from an older backup (etcd: the node's mark was written under raft term
+    /// `mark_raft_term`, and the claim's answer carries the lower `raft_term`, as a cluster
+    /// made anew from a snapshot does): waiting for the forgetting rule, until the clock reads
+    /// `until_unix_millis`. Run `snowmint lease raise-floor` after a restore (see
+    /// [`crate::docs::fleets`]).
+    Restored {
+        /// The node claimed.
+        node: u64,
+        /// Until when, Unix milliseconds on the source's clock.
+        until_unix_millis: u64,
+        /// The raft term recorded with the node's mark.
+        mark_raft_term: u64,
+        /// The raft term of the claim's answer.
+        raft_term: u64,
+    },
     /// Node `node` was claimed and the store vouches for it; waiting for the clock to pass
     /// the node's mark, `until_unix_millis`.
     PastMark {
@@ -47,6 +63,9 @@ impl AcquireProgress {
         match self {
             AcquireProgress::Claiming => None,
             AcquireProgress::Forgetting {
+                until_unix_millis, ..
+            }
+            | AcquireProgress::Restored {
                 until_unix_millis, ..
             }
             | AcquireProgress::PastMark {

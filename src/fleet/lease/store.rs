@@ -1,9 +1,10 @@
-//! [`Store`]: the four calls a lease backend (Redis, etcd) makes, and the [`Claim`] it
+//! [`Store`]: the calls a lease backend (Redis, etcd) makes, and the [`Claim`] it
 //! returns. The rules built on them (the forgetting rule, the deadline, the marks) are the
 //! same for every backend and live in [`LeaseKeeper`](super::keeper::LeaseKeeper) and
 //! [`Lease::acquire`](super::Lease::acquire).
 
 use super::error::LeaseError;
+use super::state::{FloorRaised, NamespaceState};
 
 /// A node taken by [`Store::claim`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,6 +20,10 @@ pub struct Claim {
     /// was written: the namespace's record was present, settled, and (Redis) settled by the
     /// server that answered. Only an unvouched claim waits the forgetting rule.
     pub vouched: bool,
+    /// A sign that the store was restored from an older backup, which made the claim
+    /// unvouched (etcd): the raft term recorded with the node's mark, and the lower one of
+    /// the claim's answer.
+    pub restore_sign: Option<(u64, u64)>,
 }
 
 /// One backend's side of a lease, for one owner. Every call is a few round trips, bounded
@@ -49,4 +54,11 @@ pub trait Store: Send + 'static {
     /// any node of the namespace and never reuses (etcd: the key's `create_revision`), or
     /// `None` if the backend has none (Redis).
     fn token(&self) -> Option<u64>;
+
+    /// The namespace's record and every node with a holder or a mark (any order).
+    fn list(&mut self) -> Result<NamespaceState, LeaseError>;
+
+    /// Raises every mark of the namespace below `to_unix_millis` to it, and the record's
+    /// floor likewise (never lowering either), each write atomic with the read it rests on.
+    fn raise_floor(&mut self, to_unix_millis: u64) -> Result<FloorRaised, LeaseError>;
 }

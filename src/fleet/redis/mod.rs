@@ -12,7 +12,8 @@
 //!   node was issued with a later time) and `owner` (who wrote it). It has no TTL.
 //! - `snowmint:NS:record`: the namespace's record, a hash: `incarnation`, `ttl_ms`,
 //!   `layout`, and `server`, the identity (`run_id/master_replid`) of the server that
-//!   settled it (empty until then). It has no TTL.
+//!   settled it (empty until then), and `floor_ms`, the floor `Lease::raise_floor` kept
+//!   (every claim starts after it). It has no TTL.
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -28,6 +29,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod operator;
 mod store;
 
 pub use crate::fleet::lease::{Lease, LeaseError};

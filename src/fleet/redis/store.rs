@@ -9,6 +9,7 @@ use ::redis::{Client, Connection, RedisResult, Script};
 use crate::fleet::lease::keeper::millis;
 use crate::fleet::lease::store::{Claim, Store};
 use crate::fleet::lease::LeaseError;
+use crate::fleet::lease::{FloorRaised, NamespaceState};
 
 /// The identity of the server that runs a script: its `run_id` (new at every start) and its
 /// `master_replid` (new at every promotion, and taken from the master while a replica), so
@@ -37,7 +38,7 @@ const ACQUIRE: &str = r"
 local prefix, owner, ttl = ARGV[1], ARGV[5], ARGV[6]
 local first, last, start = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local here = server_id()
-local rec = redis.call('HMGET', ARGV[7], 'ttl_ms', 'layout', 'server', 'incarnation')
+local rec = redis.call('HMGET', ARGV[7], 'ttl_ms', 'layout', 'server', 'incarnation', 'floor_ms')
 local settled = false
 if not rec[1] then
   redis.call('HSET', ARGV[7], 'incarnation', ARGV[9], 'ttl_ms', ttl, 'layout', ARGV[8], 'server', '')
@@ -53,6 +54,10 @@ for i = 0, n - 1 do
   local key = prefix .. node
   if redis.call('SET', key, owner, 'NX', 'PX', ttl) then
     local mark = redis.call('HMGET', key .. ':last', 'ms', 'owner')
+    local floor = tonumber(rec[5] or '')
+    if floor and floor > tonumber(mark[1] or '0') then
+      mark = {rec[5], 'raise-floor'}
+    end
     return {node, mark[1] or '', mark[2] or '', settled and 1 or 0, here, rec[4]}
   end
 end
@@ -148,7 +153,7 @@ impl Conn {
 
     /// Runs `f` on the connection, connecting first if needed; drops the connection on any
     /// error, so that the next call reconnects rather than read a late reply to this one.
-    fn with<T>(
+    pub(super) fn with<T>(
         &mut self,
         f: impl FnOnce(&Scripts<'_>, &mut Connection) -> RedisResult<T>,
     ) -> RedisResult<T> {
@@ -271,7 +276,7 @@ impl Conn {
     }
 }
 
-struct Scripts<'a> {
+pub(super) struct Scripts<'a> {
     acquire: &'a Script,
     renew: &'a Script,
     release: &'a Script,
@@ -351,6 +356,7 @@ impl Store for RedisStore {
             mark: t.mark,
             mark_is_ours: t.mark_owner == self.owner,
             vouched: t.vouched,
+            restore_sign: None,
         }))
     }
 
@@ -387,6 +393,14 @@ impl Store for RedisStore {
 
     fn token(&self) -> Option<u64> {
         None
+    }
+
+    fn list(&mut self) -> Result<NamespaceState, LeaseError> {
+        super::operator::list(self)
+    }
+
+    fn raise_floor(&mut self, to_unix_millis: u64) -> Result<FloorRaised, LeaseError> {
+        super::operator::raise_floor(self, to_unix_millis)
     }
 }
 

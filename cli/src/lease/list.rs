@@ -1,0 +1,138 @@
+//! `snowmint lease list`: the namespace's record and each node, as text or JSON.
+
+use std::io::{self, Write};
+use std::time::Duration;
+
+use snowmint::lease::{NamespaceState, NodeState, RecordState};
+
+use super::{store_error, Store};
+use crate::error::CliError;
+use crate::json::{self, Object};
+use crate::time::display_millis;
+
+/// Show each node of the namespace (holder, fencing token, time left, mark) and its record
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    store: Store,
+
+    /// One JSON object: {"namespace", "backend", "record": {...} or null, "nodes": [...]},
+    /// times as RFC 3339 and Unix milliseconds
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let site = args.store.site()?;
+    let state = site
+        .list()
+        .map_err(|e| store_error("list", &args.store, &e))?;
+    let ns = &args.store.store.namespace;
+    let text = if args.json {
+        to_json(ns, site.backend(), &state) + "\n"
+    } else {
+        to_text(ns, site.backend(), &state)
+    };
+    io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(())
+}
+
+/// `2026-12-04T19:00:00.000Z (1796410800000)`.
+fn both(ms: u64) -> String {
+    format!("{} ({ms})", display_millis(ms))
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.1} s", d.as_secs_f64())
+}
+
+fn to_text(namespace: &str, backend: &str, state: &NamespaceState) -> String {
+    let mut out = format!("namespace {namespace:?} on {backend}\n");
+    out += &match &state.record {
+        None => "record: none (no claim made one yet, or the store lost it: the next claim \
+                 waits the forgetting rule)\n"
+            .to_owned(),
+        Some(r) => record_line(r),
+    };
+    if state.nodes.is_empty() {
+        out += "nodes: none held, none marked\n";
+    }
+    for n in &state.nodes {
+        out += &node_line(n);
+    }
+    out
+}
+
+fn record_line(r: &RecordState) -> String {
+    let stamped = match (&r.stamped_by, r.settled) {
+        (Some(by), _) => format!("settled on {by}"),
+        (None, true) => "settled".to_owned(),
+        (None, false) => "not settled (the next claim waits the forgetting rule)".to_owned(),
+    };
+    let floor = r.floor_unix_millis.map_or_else(|| "none".to_owned(), both);
+    format!(
+        "record: incarnation {}, TTL {}, layout {}, {stamped}, floor {floor}\n",
+        r.incarnation,
+        humantime::format_duration(r.ttl),
+        r.layout,
+    )
+}
+
+fn node_line(n: &NodeState) -> String {
+    let held = match &n.holder {
+        None => "free".to_owned(),
+        Some(h) => {
+            let mut s = format!("held by {h}");
+            if let Some(t) = n.token {
+                s += &format!(", token {t}");
+            }
+            if let Some(left) = n.lease_left {
+                s += &format!(", {} left", secs(left));
+            }
+            s
+        }
+    };
+    let mark = match (n.mark_unix_millis, &n.mark_owner) {
+        (Some(ms), Some(by)) if !by.is_empty() => format!("mark {} by {by}", both(ms)),
+        (Some(ms), _) => format!("mark {}", both(ms)),
+        (None, _) => "no mark".to_owned(),
+    };
+    format!("node {}: {held}; {mark}\n", n.node)
+}
+
+fn to_json(namespace: &str, backend: &str, state: &NamespaceState) -> String {
+    let time = |ms: Option<u64>| ms.map(display_millis);
+    let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+    let record = state.record.as_ref().map(|r| {
+        Object::new()
+            .string("incarnation", &r.incarnation)
+            .number("ttl_ms", millis(r.ttl))
+            .string("layout", &r.layout)
+            .boolean("settled", r.settled)
+            .string_or_null("stamped_by", r.stamped_by.as_deref())
+            .string_or_null("floor", time(r.floor_unix_millis).as_deref())
+            .number_or_null("floor_unix_millis", r.floor_unix_millis)
+            .finish()
+    });
+    let nodes: Vec<String> = state
+        .nodes
+        .iter()
+        .map(|n| {
+            Object::new()
+                .number("node", n.node)
+                .string_or_null("holder", n.holder.as_deref())
+                .number_or_null("token", n.token)
+                .number_or_null("lease_left_ms", n.lease_left.map(millis))
+                .string_or_null("mark", time(n.mark_unix_millis).as_deref())
+                .number_or_null("mark_unix_millis", n.mark_unix_millis)
+                .string_or_null("mark_owner", n.mark_owner.as_deref())
+                .finish()
+        })
+        .collect();
+    Object::new()
+        .string("namespace", namespace)
+        .string("backend", backend)
+        .json_or_null("record", record.as_deref())
+        .json_or_null("nodes", Some(&json::array(&nodes)))
+        .finish()
+}

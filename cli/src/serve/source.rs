@@ -117,7 +117,7 @@ impl<C: Clock> Minter<C> {
                 || "the hold was restored a moment ago".to_owned(),
                 |cause| cause.to_string(),
             ),
-            Minter::Fixed(_) => "a fixed node is never fenced".to_owned(),
+            Minter::Fixed(..) => "a fixed node is never fenced".to_owned(),
         }
     }
 

@@ -227,3 +227,75 @@ fn random_bits_differ_between_ids_and_threads() {
     .unwrap();
     assert!(here.is_disjoint(&there));
 }
+
+/// Three threads each mint from a shard of one generator while a fourth calls the
+/// generator itself: every ID is distinct, each shard's IDs increase, and every ID's time is
+/// at least the clock's reading before it and at most 1 ms (and a tick) past the reading
+/// after it (the clock, moved by the test, only goes forward).
+#[test]
+fn shards_are_unique_across_the_generator_and_keep_the_bound() {
+    let clock = ManualClock::at_unix_millis(1_700_000_000_000);
+    let uuids = Arc::new(Uuid7Generator::with_clock(clock.clone()));
+    let ulids = Arc::new(UlidGenerator::with_clock(clock.clone()));
+    let per_thread = 50_000;
+    let handles: Vec<_> = (0..4)
+        .map(|t| {
+            let (uuids, ulids, clock) = (Arc::clone(&uuids), Arc::clone(&ulids), clock.clone());
+            thread::spawn(move || {
+                let (mut u_shard, mut l_shard) = (uuids.shard(), ulids.shard());
+                let mut out = Vec::with_capacity(per_thread);
+                for i in 0..per_thread {
+                    if i % 1_000 == 0 {
+                        clock.advance(Duration::from_micros(50));
+                    }
+                    let before = clock.now_unix_nanos();
+                    let (u, l) = if t == 3 {
+                        (uuids.next_uuid(), ulids.next_ulid())
+                    } else {
+                        (u_shard.next_uuid(), l_shard.next_ulid())
+                    };
+                    let after = clock.now_unix_nanos();
+                    let tick = (before / 1_000_000) * 1_000_000
+                        + (before % 1_000_000) * 4096 / 1_000_000 * 1_000_000 / 4096;
+                    assert!(
+                        u.unix_nanos() + 245 >= tick,
+                        "a shard's ID behind the clock"
+                    );
+                    assert!(u.unix_nanos() <= after + 1_000_245, "past the bound");
+                    let l_ms = l.unix_millis();
+                    assert!(l_ms + 1 >= before / 1_000_000 && l_ms <= after / 1_000_000 + 1);
+                    out.push((u, l));
+                }
+                out
+            })
+        })
+        .collect();
+    let (mut all_u, mut all_l) = (HashSet::new(), HashSet::new());
+    for handle in handles {
+        let ids = handle.join().unwrap();
+        assert!(ids.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
+        for (u, l) in ids {
+            assert!(all_u.insert(u) && all_l.insert(l), "an ID twice");
+        }
+    }
+}
+
+#[test]
+fn a_shard_continues_above_the_generator_and_through_a_step_back() {
+    let clock = ManualClock::at_unix_millis(1_700_000_000_000);
+    let gen = Uuid7Generator::with_clock(clock.clone());
+    let before = gen.next_uuid();
+    let mut shard = gen.shard();
+    let first = shard.next_uuid();
+    assert!(first > before);
+    clock.rewind(Duration::from_millis(5));
+    // 200 IDs: the block's rest and the last tick's values, then it would wait for the clock.
+    let ids: Vec<Uuid7> = (0..200).map(|_| shard.next_uuid()).collect();
+    assert!(ids[0] > first && ids.windows(2).all(|w| w[0] < w[1]));
+    // The shard's block holds the rest of the last tick: the clock must come back first.
+    clock.advance(Duration::from_millis(6));
+    assert!(
+        gen.next_uuid() > ids[199],
+        "the shared calls take later states"
+    );
+}

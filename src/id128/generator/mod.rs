@@ -10,12 +10,17 @@
 //! | `random.rs` | the per-thread `ChaCha8Rng`, seeded from the OS by getrandom |
 //! | `uuid7_generator.rs` | [`Uuid7Generator`]: the fraction in `rand_a` (RFC 9562 method 3), the counter atop `rand_b` |
 //! | `ulid_generator.rs` | [`UlidGenerator`]: the fraction and counter above 61 random bits |
+//! | `block.rs` | `Block`: 128 states a shard took by one CAS, spent without an atomic |
+//! | `shards.rs` | [`Uuid7Shard`], [`UlidShard`]: one thread's source from blocks |
 
+mod block;
 mod random;
+mod shards;
 mod state;
 mod timeline;
 mod ulid_generator;
 mod uuid7_generator;
 
+pub use self::shards::{UlidShard, Uuid7Shard};
 pub use self::ulid_generator::UlidGenerator;
 pub use self::uuid7_generator::Uuid7Generator;

@@ -52,9 +52,9 @@ use crate::id128::Ulid;
 /// ```
 #[derive(Debug)]
 pub struct UlidGenerator<C = TscClock> {
-    state: SharedState,
-    timeline: Timeline,
-    clock: C,
+    pub(super) state: SharedState,
+    pub(super) timeline: Timeline,
+    pub(super) clock: C,
 }
 
 impl UlidGenerator {

@@ -48,9 +48,9 @@ use crate::id128::Uuid7;
 /// ```
 #[derive(Debug)]
 pub struct Uuid7Generator<C = TscClock> {
-    state: SharedState,
-    timeline: Timeline,
-    clock: C,
+    pub(super) state: SharedState,
+    pub(super) timeline: Timeline,
+    pub(super) clock: C,
 }
 
 impl Uuid7Generator {

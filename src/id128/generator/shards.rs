@@ -2,7 +2,7 @@
 //! from a block of its generator's states with no shared CAS per ID.
 
 use super::block::Block;
-use super::random::next_u64;
+use super::random::{next_u64, reseed_if_forked};
 use super::ulid_generator::ulid_of;
 use super::uuid7_generator::uuid_of;
 use super::{UlidGenerator, Uuid7Generator};
@@ -63,6 +63,7 @@ impl<C: Clock> Uuid7Generator<C> {
     /// });
     /// ```
     pub fn shard(&self) -> Uuid7Shard<'_, C> {
+        reseed_if_forked();
         Uuid7Shard {
             gen: self,
             block: Block::default(),
@@ -118,6 +119,7 @@ impl<C: Clock> UlidGenerator<C> {
     /// assert!(shard.next_ulid() < shard.next_ulid());
     /// ```
     pub fn shard(&self) -> UlidShard<'_, C> {
+        reseed_if_forked();
         UlidShard {
             gen: self,
             block: Block::default(),

@@ -4,7 +4,7 @@ use alloc::vec::Vec;
 
 use chacha20::rand_core::Rng;
 
-use super::random::{next_u64, with_rng};
+use super::random::{next_u64, reseed_if_forked, with_rng};
 use super::state::SharedState;
 use super::timeline::{Timeline, COUNTER_BITS};
 use crate::clock::{Clock, TscClock};
@@ -37,9 +37,10 @@ use crate::id128::Ulid;
 /// issued tick (up to its 128 counter values) and then wait for the clock to return.
 ///
 /// Each call reads the clock's exact reading ([`Clock::now_unix_nanos`]; about 20 ns on the
-/// TSC clock). After `fork()` the child continues the parent's state and, on the forking
-/// thread, its random stream: a child mints from a generator it made itself, on threads it
-/// started itself (each new thread seeds its own RNG).
+/// TSC clock). After `fork()` the child continues the parent's state, so a child mints
+/// from a generator it made itself: making one (or a shard, or a fill) in a child seeds the
+/// forking thread's RNG again, so the child never draws the parent's random bits (and each
+/// new thread seeds its own).
 ///
 /// ```
 /// use snowmint::UlidGenerator;
@@ -103,6 +104,7 @@ impl<C: Clock> UlidGenerator<C> {
     /// assert_eq!(b.random() >> 61, 1); // the fraction (0) and the counter (1), above 61 random bits
     /// ```
     pub fn with_clock(clock: C) -> UlidGenerator<C> {
+        reseed_if_forked();
         UlidGenerator {
             state: SharedState::new(),
             timeline: Timeline::starting_at(clock.now_unix_nanos()),
@@ -171,6 +173,7 @@ impl<C: Clock> UlidGenerator<C> {
         if out.is_empty() {
             return;
         }
+        reseed_if_forked();
         let timeline = self.timeline;
         with_rng(|rng| {
             self.state

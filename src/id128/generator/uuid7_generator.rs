@@ -4,7 +4,7 @@ use alloc::vec::Vec;
 
 use chacha20::rand_core::Rng;
 
-use super::random::{next_u64, with_rng};
+use super::random::{next_u64, reseed_if_forked, with_rng};
 use super::state::SharedState;
 use super::timeline::{Timeline, COUNTER_BITS};
 use crate::clock::{Clock, TscClock};
@@ -33,9 +33,10 @@ use crate::id128::Uuid7;
 /// minted before, on any thread.
 ///
 /// Each call reads the clock's exact reading ([`Clock::now_unix_nanos`]; about 20 ns on the
-/// TSC clock). After `fork()` the child continues the parent's state and, on the forking
-/// thread, its random stream: a child mints from a generator it made itself, on threads it
-/// started itself (each new thread seeds its own RNG).
+/// TSC clock). After `fork()` the child continues the parent's state, so a child mints
+/// from a generator it made itself: making one (or a shard, or a fill) in a child seeds the
+/// forking thread's RNG again, so the child never draws the parent's random bits (and each
+/// new thread seeds its own).
 ///
 /// ```
 /// use snowmint::Uuid7Generator;
@@ -100,6 +101,7 @@ impl<C: Clock> Uuid7Generator<C> {
     /// assert_eq!((next.rand_a(), next.rand_b() >> 55), (2048, 1));
     /// ```
     pub fn with_clock(clock: C) -> Uuid7Generator<C> {
+        reseed_if_forked();
         Uuid7Generator {
             state: SharedState::new(),
             timeline: Timeline::starting_at(clock.now_unix_nanos()),
@@ -172,6 +174,7 @@ impl<C: Clock> Uuid7Generator<C> {
         if out.is_empty() {
             return;
         }
+        reseed_if_forked();
         let timeline = self.timeline;
         with_rng(|rng| {
             self.state

@@ -24,7 +24,8 @@
 //! - [`Clock`]s: [`TscClock`] (default), [`WallClock`], [`ManualClock`]. More: [`docs::time`].
 //! - 128-bit IDs on the same clock: [`Uuid7`] and [`Ulid`] with strict parsers (in the
 //!   `no_std` core), minted lock-free by [`Uuid7Generator`] (RFC 9562 method 3) and
-//!   [`UlidGenerator`] (monotonic, never failing).
+//!   [`UlidGenerator`] (monotonic, never failing), their time at most 1 ms ahead of the
+//!   clock; [`Uuid7Shard`] and [`UlidShard`] for one thread's tightest loop.
 //! - Node numbers and fences: [`node`], [`FileGuard`], the Redis lease (feature `redis`),
 //!   [`Fenced`] over any source. More: [`docs::fleets`].
 //!
@@ -93,7 +94,7 @@ pub use self::generator::{Generator, GeneratorBuilder};
 pub use self::id::{BigintError, Decoded, Id, Parts};
 pub use self::id128::{Id128Error, Ulid, Uuid7};
 #[cfg(feature = "std")]
-pub use self::id128::{UlidGenerator, Uuid7Generator};
+pub use self::id128::{UlidGenerator, UlidShard, Uuid7Generator, Uuid7Shard};
 #[cfg(feature = "std")]
 pub use self::integrations::asynchronous;
 #[cfg(feature = "postgres")]

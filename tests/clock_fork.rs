@@ -133,6 +133,52 @@ mod forked {
         }
     }
 
+    /// 256 UUIDs' random bits (the 55 below the counter) from a generator made now.
+    fn random_bits() -> Vec<u64> {
+        let gen = snowmint::Uuid7Generator::new();
+        (0..256)
+            .map(|_| gen.next_uuid().rand_b() & ((1 << 55) - 1))
+            .collect()
+    }
+
+    /// The file a child writes its random bits to, named for the parent.
+    fn bits_file(parent: u32) -> std::path::PathBuf {
+        std::env::temp_dir().join(format!("snowmint_fork_rng_{parent}"))
+    }
+
+    /// The child: a generator made after the fork, its random bits written for the parent.
+    fn child_draws_its_own_random_bits() -> Result<(), String> {
+        let bits: Vec<String> = random_bits().iter().map(u64::to_string).collect();
+        std::fs::write(
+            bits_file(std::os::unix::process::parent_id()),
+            bits.join("\n"),
+        )
+        .map_err(|e| format!("write the bits: {e}"))
+    }
+
+    /// The parent's thread has drawn random bits before the fork; after it, the parent and
+    /// the child (on the copy of that thread) each make a generator: no bits in common
+    /// (without the reseed both would draw the same stream, every value equal).
+    fn random_bits_after_fork() -> Result<(), String> {
+        random_bits();
+        in_child(child_draws_its_own_random_bits)?;
+        let parent: std::collections::HashSet<u64> = random_bits().into_iter().collect();
+        let path = bits_file(std::process::id());
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("read the bits: {e}"))?;
+        let _ = std::fs::remove_file(&path);
+        let child: Vec<u64> = text.lines().filter_map(|l| l.parse().ok()).collect();
+        if child.len() != 256 {
+            return Err(format!("the child wrote {} values", child.len()));
+        }
+        let common = child.iter().filter(|b| parent.contains(b)).count();
+        if common > 0 {
+            return Err(format!(
+                "{common} of 256 random values drawn by both processes"
+            ));
+        }
+        Ok(())
+    }
+
     pub fn main() {
         let clock = TscClock::shared();
         // The parent's ticker runs: that is what the child will lack.
@@ -150,7 +196,7 @@ mod forked {
                 restarts_at_once_when_asked,
             ),
         ];
-        println!("\nrunning {} tests", tests.len());
+        println!("\nrunning {} tests", tests.len() + 1);
         let mut failed = Vec::new();
         for (name, child) in tests {
             let result = in_child(child);
@@ -162,11 +208,19 @@ mod forked {
                 failed.push(format!("{name}: {why}"));
             }
         }
+        let result = random_bits_after_fork();
+        println!(
+            "test random_bits_after_fork ... {}",
+            if result.is_ok() { "ok" } else { "FAILED" }
+        );
+        if let Err(why) = result {
+            failed.push(format!("random_bits_after_fork: {why}"));
+        }
         // The parent still runs its own ticker and did not think itself forked.
         if clock.restart_ticker_if_forked() {
             failed.push("parent: restart_ticker_if_forked() started a second ticker".into());
         }
-        let passed = tests.len() - failed.len().min(tests.len());
+        let passed = tests.len() + 1 - failed.len().min(tests.len() + 1);
         for why in &failed {
             println!("\n---- {why}");
         }

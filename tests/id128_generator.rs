@@ -12,9 +12,9 @@ use snowmint::{Clock, ManualClock, Ulid, UlidGenerator, Uuid7, Uuid7Generator};
 const THREADS: usize = 3;
 const PER_THREAD: usize = 200_000;
 
-/// `THREADS` threads released together by a barrier, each minting `PER_THREAD` IDs with
+/// `THREADS` threads released together by a barrier, each minting `per_thread` IDs with
 /// `mint`; each thread's IDs increase, and all are distinct.
-fn threads_never_repeat<T, F>(mint: F)
+fn threads_never_repeat<T, F>(per_thread: usize, mint: F)
 where
     T: Ord + Copy + Send + std::hash::Hash + std::fmt::Debug + 'static,
     F: Fn() -> T + Send + Sync + 'static,
@@ -26,11 +26,11 @@ where
             let (mint, barrier) = (Arc::clone(&mint), Arc::clone(&barrier));
             thread::spawn(move || {
                 barrier.wait();
-                (0..PER_THREAD).map(|_| mint()).collect::<Vec<T>>()
+                (0..per_thread).map(|_| mint()).collect::<Vec<T>>()
             })
         })
         .collect();
-    let mut all = HashSet::with_capacity(THREADS * PER_THREAD);
+    let mut all = HashSet::with_capacity(THREADS * per_thread);
     for handle in handles {
         let ids = handle.join().unwrap();
         assert!(
@@ -39,27 +39,28 @@ where
         );
         all.extend(ids);
     }
-    assert_eq!(all.len(), THREADS * PER_THREAD, "no ID twice");
+    assert_eq!(all.len(), THREADS * per_thread, "no ID twice");
 }
 
 #[test]
 fn uuid7_threads_sharing_a_generator_never_repeat() {
     let gen = Uuid7Generator::new();
-    threads_never_repeat(move || gen.next_uuid());
+    threads_never_repeat(PER_THREAD, move || gen.next_uuid());
 }
 
 #[test]
 fn ulid_threads_sharing_a_generator_never_repeat() {
     let gen = UlidGenerator::new();
-    threads_never_repeat(move || gen.next_ulid());
+    threads_never_repeat(PER_THREAD, move || gen.next_ulid());
 }
 
 #[test]
 fn threads_on_a_clock_that_stands_still_never_repeat() {
+    // 3 × 150,000 IDs: within the 524,288 the lead lends a clock that stands still.
     let gen = Uuid7Generator::with_clock(ManualClock::at_unix_millis(1_700_000_000_000));
-    threads_never_repeat(move || gen.next_uuid());
+    threads_never_repeat(150_000, move || gen.next_uuid());
     let gen = UlidGenerator::with_clock(ManualClock::at_unix_millis(1_700_000_000_000));
-    threads_never_repeat(move || gen.next_ulid());
+    threads_never_repeat(150_000, move || gen.next_ulid());
 }
 
 fn now_millis() -> u64 {
@@ -97,49 +98,53 @@ fn every_uuid_is_version_7_rfc_variant_and_parses_back() {
 }
 
 #[test]
-fn rand_a_is_the_sub_millisecond_time_then_a_counter_that_carries() {
-    // 0.25 ms past a millisecond: rand_a starts at 1024.
+fn rand_a_is_the_sub_millisecond_time_and_the_counter_carries_within_the_lead() {
+    // 0.25 ms past a millisecond: rand_a starts at 1024, the counter (atop rand_b) at 0.
     let clock = ManualClock::at_unix_nanos(1_700_000_000_000_250_000);
     let gen = Uuid7Generator::with_clock(clock.clone());
     let first = gen.next_uuid();
     assert_eq!(
-        (first.unix_millis(), first.rand_a()),
-        (1_700_000_000_000, 1024)
+        (first.unix_millis(), first.rand_a(), first.rand_b() >> 55),
+        (1_700_000_000_000, 1024, 0)
     );
     assert_eq!(first.unix_nanos(), 1_700_000_000_000_250_000);
-    let rest = gen.next_uuids(4096 - 1024);
-    let last = rest.last().unwrap();
+    // 128 counter values a tick: the 129th ID carries into the next 1/4096 ms.
+    let rest = gen.next_uuids(128);
+    assert_eq!((rest[126].rand_a(), rest[126].rand_b() >> 55), (1024, 127));
+    assert_eq!((rest[127].rand_a(), rest[127].rand_b() >> 55), (1025, 0));
+    // The lead's room is 1 ms: a batch on a clock that stands still takes what fits,
+    // ending exactly 1 ms (and the tick being filled) ahead of the clock.
+    let lent = gen.next_uuids(4096 * 128 - 129 + 128);
+    let last = lent.last().unwrap();
     assert_eq!(
-        (last.unix_millis(), last.rand_a()),
-        (1_700_000_000_001, 0),
-        "carried"
+        (last.unix_millis(), last.rand_a(), last.rand_b() >> 55),
+        (1_700_000_000_001, 1024, 127)
     );
-    // The clock moves past the carried state: the IDs follow the clock again.
+    assert!(lent.windows(2).all(|w| w[0] < w[1]));
+    // The clock moves past the lent states: the IDs follow the clock again.
     clock.advance(Duration::from_micros(1_500));
     let next = gen.next_uuid();
     assert_eq!(
-        (next.unix_millis(), next.rand_a()),
-        (1_700_000_000_001, 3072)
+        (next.unix_millis(), next.rand_a(), next.rand_b() >> 55),
+        (1_700_000_000_001, 3072, 0)
     );
 }
 
 #[test]
-fn the_ulid_counter_counts_within_a_millisecond_and_carries() {
+fn the_ulid_counter_counts_within_a_tick_and_carries() {
     let clock = ManualClock::at_unix_millis(1_700_000_000_000);
     let gen = UlidGenerator::with_clock(clock.clone());
-    let ids = gen.next_ulids(65_537);
-    assert_eq!(ids[0].random() >> 64, 0);
-    assert_eq!(ids[65_535].random() >> 64, 65_535);
-    assert_eq!(ids[65_535].unix_millis(), 1_700_000_000_000);
-    assert_eq!(
-        (ids[65_536].unix_millis(), ids[65_536].random() >> 64),
-        (1_700_000_000_001, 0)
-    );
+    let ids = gen.next_ulids(129);
+    // The top 19 of the 80 random bits: the fraction (12) and the counter (7).
+    assert_eq!(ids[0].random() >> 61, 0);
+    assert_eq!(ids[127].random() >> 61, 127);
+    assert_eq!(ids[128].random() >> 61, 1 << 7);
+    assert!(ids.iter().all(|id| id.unix_millis() == 1_700_000_000_000));
     assert!(ids.windows(2).all(|w| w[0] < w[1]));
     clock.advance(Duration::from_millis(5));
     let next = gen.next_ulid();
     assert_eq!(
-        (next.unix_millis(), next.random() >> 64),
+        (next.unix_millis(), next.random() >> 61),
         (1_700_000_000_005, 0)
     );
 }
@@ -154,7 +159,8 @@ fn a_clock_stepped_back_keeps_the_order() {
         if step % 3 == 0 {
             clock.rewind(Duration::from_millis(7));
         } else {
-            clock.advance(Duration::from_micros(2_300));
+            // Net forward: IDs wait out no step back (a frozen clock would never end one).
+            clock.advance(Duration::from_micros(4_000));
         }
         let (uuid, ulid) = (uuids.next_uuid(), ulids.next_ulid());
         assert!(uuid > last_uuid && ulid > last_ulid, "step {step}");
@@ -185,7 +191,9 @@ fn batches_and_fills_continue_the_single_calls() {
     seen.extend(buf);
     gen.fill(&mut []);
     seen.push(gen.next_uuid());
-    assert!(seen.windows(2).all(|w| w[1].rand_a() == w[0].rand_a() + 1));
+    // One after another: the counter atop rand_b counts up in the one tick.
+    let counters: Vec<u64> = seen.iter().map(|id| id.rand_b() >> 55).collect();
+    assert_eq!(counters, (0..10).collect::<Vec<u64>>());
 
     let gen = UlidGenerator::with_clock(ManualClock::at_unix_millis(1_700_000_000_000));
     let mut seen = vec![gen.next_ulid()];
@@ -194,7 +202,7 @@ fn batches_and_fills_continue_the_single_calls() {
     gen.fill(&mut buf);
     seen.extend(buf);
     seen.push(gen.next_ulid());
-    let counters: Vec<u128> = seen.iter().map(|id| id.random() >> 64).collect();
+    let counters: Vec<u128> = seen.iter().map(|id| id.random() >> 61).collect();
     assert_eq!(counters, (0..10).collect::<Vec<u128>>());
 }
 
@@ -218,4 +226,76 @@ fn random_bits_differ_between_ids_and_threads() {
     .join()
     .unwrap();
     assert!(here.is_disjoint(&there));
+}
+
+/// Three threads each mint from a shard of one generator while a fourth calls the
+/// generator itself: every ID is distinct, each shard's IDs increase, and every ID's time is
+/// at least the clock's reading before it and at most 1 ms (and a tick) past the reading
+/// after it (the clock, moved by the test, only goes forward).
+#[test]
+fn shards_are_unique_across_the_generator_and_keep_the_bound() {
+    let clock = ManualClock::at_unix_millis(1_700_000_000_000);
+    let uuids = Arc::new(Uuid7Generator::with_clock(clock.clone()));
+    let ulids = Arc::new(UlidGenerator::with_clock(clock.clone()));
+    let per_thread = 50_000;
+    let handles: Vec<_> = (0..4)
+        .map(|t| {
+            let (uuids, ulids, clock) = (Arc::clone(&uuids), Arc::clone(&ulids), clock.clone());
+            thread::spawn(move || {
+                let (mut u_shard, mut l_shard) = (uuids.shard(), ulids.shard());
+                let mut out = Vec::with_capacity(per_thread);
+                for i in 0..per_thread {
+                    if i % 1_000 == 0 {
+                        clock.advance(Duration::from_micros(50));
+                    }
+                    let before = clock.now_unix_nanos();
+                    let (u, l) = if t == 3 {
+                        (uuids.next_uuid(), ulids.next_ulid())
+                    } else {
+                        (u_shard.next_uuid(), l_shard.next_ulid())
+                    };
+                    let after = clock.now_unix_nanos();
+                    let tick = (before / 1_000_000) * 1_000_000
+                        + (before % 1_000_000) * 4096 / 1_000_000 * 1_000_000 / 4096;
+                    assert!(
+                        u.unix_nanos() + 245 >= tick,
+                        "a shard's ID behind the clock"
+                    );
+                    assert!(u.unix_nanos() <= after + 1_000_245, "past the bound");
+                    let l_ms = l.unix_millis();
+                    assert!(l_ms + 1 >= before / 1_000_000 && l_ms <= after / 1_000_000 + 1);
+                    out.push((u, l));
+                }
+                out
+            })
+        })
+        .collect();
+    let (mut all_u, mut all_l) = (HashSet::new(), HashSet::new());
+    for handle in handles {
+        let ids = handle.join().unwrap();
+        assert!(ids.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
+        for (u, l) in ids {
+            assert!(all_u.insert(u) && all_l.insert(l), "an ID twice");
+        }
+    }
+}
+
+#[test]
+fn a_shard_continues_above_the_generator_and_through_a_step_back() {
+    let clock = ManualClock::at_unix_millis(1_700_000_000_000);
+    let gen = Uuid7Generator::with_clock(clock.clone());
+    let before = gen.next_uuid();
+    let mut shard = gen.shard();
+    let first = shard.next_uuid();
+    assert!(first > before);
+    clock.rewind(Duration::from_millis(5));
+    // 200 IDs: the block's rest and the last tick's values, then it would wait for the clock.
+    let ids: Vec<Uuid7> = (0..200).map(|_| shard.next_uuid()).collect();
+    assert!(ids[0] > first && ids.windows(2).all(|w| w[0] < w[1]));
+    // The shard's block holds the rest of the last tick: the clock must come back first.
+    clock.advance(Duration::from_millis(6));
+    assert!(
+        gen.next_uuid() > ids[199],
+        "the shared calls take later states"
+    );
 }

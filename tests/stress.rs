@@ -8,7 +8,7 @@
 //! Duplicates are found without a hash set (10^8 IDs would take gigabytes): each thread's
 //! IDs are already sorted, since they strictly increase (which is asserted), so a k-way
 //! merge of the threads' runs must be strictly increasing too. Memory is the IDs themselves,
-//! 8 bytes each.
+//! 8 bytes each (16 for the 128-bit IDs: 1.6 GB for 10^8).
 #![cfg(not(miri))] // Far too many IDs for miri, and the TSC clock cannot run under it.
 
 use std::cmp::Reverse;
@@ -17,7 +17,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Barrier;
 use std::time::Duration;
 
-use snowmint::{Generator, Id, Layout, ManualClock, Rollback, ShardedGenerator};
+use snowmint::{
+    Generator, Id, Layout, ManualClock, Rollback, ShardedGenerator, Ulid, UlidGenerator, Uuid7,
+    Uuid7Generator,
+};
 
 /// No cap worth the name: 4 M IDs per millisecond per node (2^22), 2^41 ms, 63 bits.
 const UNCAPPED: Layout = Layout::builder()
@@ -85,19 +88,19 @@ fn collect(
 
 /// Asserts every run strictly increases and no ID appears twice across runs, by a k-way
 /// merge of the (sorted) runs. Returns the number of IDs checked.
-fn assert_unique(runs: &[Vec<Id>]) -> usize {
+fn assert_unique<T: Ord + Copy + std::fmt::Debug>(runs: &[Vec<T>]) -> usize {
     for (i, run) in runs.iter().enumerate() {
         if let Some(k) = run.windows(2).position(|w| w[0] >= w[1]) {
             panic!("run {i}: {:?} then {:?} at {k}", run[k], run[k + 1]);
         }
     }
-    let mut heap: BinaryHeap<Reverse<(Id, usize, usize)>> = runs
+    let mut heap: BinaryHeap<Reverse<(T, usize, usize)>> = runs
         .iter()
         .enumerate()
         .filter(|(_, run)| !run.is_empty())
         .map(|(r, run)| Reverse((run[0], r, 0)))
         .collect();
-    let mut previous: Option<(Id, usize)> = None;
+    let mut previous: Option<(T, usize)> = None;
     let mut count = 0;
     while let Some(Reverse((id, r, k))) = heap.pop() {
         if let Some((prev, pr)) = previous {
@@ -240,6 +243,48 @@ fn rollback_storm(per_thread: usize) {
     }
 }
 
+/// `total` UUIDv7s and then `total` ULIDs from `THREADS` threads on one generator of each
+/// kind: a third of the threads one call at a time, a third by fills of 100, a third from
+/// their own shard. Per thread strictly increasing, no ID twice.
+fn id128(total: usize) {
+    let gen = Uuid7Generator::new();
+    let runs: Vec<Vec<Uuid7>> = on_threads(THREADS, |i| {
+        let n = share(total, THREADS, i);
+        let mut ids = vec![Uuid7::MIN; n];
+        match i % 3 {
+            0 => ids.iter_mut().for_each(|id| *id = gen.next_uuid()),
+            1 => ids.chunks_mut(100).for_each(|chunk| gen.fill(chunk)),
+            _ => {
+                let mut shard = gen.shard();
+                ids.iter_mut().for_each(|id| *id = shard.next_uuid());
+            }
+        }
+        ids
+    });
+    assert_eq!(assert_unique(&runs), total);
+    drop(runs);
+    let gen = UlidGenerator::new();
+    let runs: Vec<Vec<Ulid>> = on_threads(THREADS, |i| {
+        let n = share(total, THREADS, i);
+        let mut ids = vec![Ulid::MIN; n];
+        match i % 3 {
+            0 => ids.iter_mut().for_each(|id| *id = gen.next_ulid()),
+            1 => ids.chunks_mut(100).for_each(|chunk| gen.fill(chunk)),
+            _ => {
+                let mut shard = gen.shard();
+                ids.iter_mut().for_each(|id| *id = shard.next_ulid());
+            }
+        }
+        ids
+    });
+    assert_eq!(assert_unique(&runs), total);
+}
+
+#[test]
+fn quick_uuid7_and_ulid_calls_fills_and_shards() {
+    id128(1_000_000);
+}
+
 #[test]
 fn quick_shared_generator_more_threads_than_cores() {
     shared_generator(1_000_000);
@@ -306,6 +351,12 @@ fn heavy_generators_of_distinct_nodes_1e8() {
 #[ignore = "heavy: 10^8 IDs; run with --release -- --ignored"]
 fn heavy_sharded_generator_1e8() {
     sharded(100_000_000);
+}
+
+#[test]
+#[ignore = "heavy: 10^8 UUIDv7s and 10^8 ULIDs; run with --release -- --ignored"]
+fn heavy_uuid7_and_ulid_1e8() {
+    id128(100_000_000);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! 128-bit IDs from the same clock: [`Uuid7`] (RFC 9562 version 7) and [`Ulid`], their
 //! numbers, bytes and strict text forms (the `no_std` core), and, with `std`, the
-//! lock-free generators [`Uuid7Generator`] and [`UlidGenerator`].
+//! lock-free generators [`Uuid7Generator`] and [`UlidGenerator`] and their per-thread
+//! shards [`Uuid7Shard`] and [`UlidShard`].
 //!
 //! | file | holds |
 //! |---|---|
@@ -27,6 +28,6 @@ mod uuid_crate;
 
 pub use self::error::Id128Error;
 #[cfg(feature = "std")]
-pub use self::generator::{UlidGenerator, Uuid7Generator};
+pub use self::generator::{UlidGenerator, UlidShard, Uuid7Generator, Uuid7Shard};
 pub use self::ulid::Ulid;
 pub use self::uuid7::Uuid7;

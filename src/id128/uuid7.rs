@@ -166,8 +166,8 @@ impl Uuid7 {
 
     /// `rand_a` read as RFC 9562 method 3 writes it: the fraction of the millisecond, in
     /// nanoseconds (`rand_a × 1,000,000 / 4096`, rounded down). For the IDs of
-    /// [`Uuid7Generator`](crate::Uuid7Generator) this is the sub-millisecond time, unless
-    /// more than 4096 IDs were minted in the millisecond (the counter then carries on).
+    /// [`Uuid7Generator`](crate::Uuid7Generator) this is the sub-millisecond time (at most
+    /// 1 ms ahead of the clock, when its counter carried on).
     ///
     /// ```
     /// use snowmint::Uuid7;

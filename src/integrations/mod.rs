@@ -4,9 +4,9 @@
 //!
 //! | module | feature | holds |
 //! |---|---|---|
-//! | `serde/` | `serde` | `Serialize`/`Deserialize` for `Id`, `Decoded`, `Parts`; the `as_u64` and `as_string` field modules |
-//! | `postgres.rs` | `postgres` | `Id` as a PostgreSQL `BIGINT` for `postgres` and `tokio-postgres` |
-//! | `sqlx.rs` | `sqlx` | `Id` as a PostgreSQL `BIGINT` for sqlx 0.8 |
+//! | `serde/` | `serde` | `Serialize`/`Deserialize` for `Id`, `Decoded`, `Parts`, `Uuid7`, `Ulid`; the `as_u64`, `as_string` and `as_bytes` field modules |
+//! | `postgres.rs` | `postgres` | `Id` as a PostgreSQL `BIGINT`, `Uuid7` as a `uuid`, for `postgres` and `tokio-postgres` |
+//! | `sqlx.rs` | `sqlx` | `Id` as a PostgreSQL `BIGINT`, `Uuid7` as a `uuid`, for sqlx 0.8 |
 //! | `rayon.rs` | `rayon` | IDs for parallel iterators, one shard per worker thread |
 //! | `asynchronous.rs` | `std` (`tokio` for `IdSourceAsync`) | minting from async tasks on a timer, never blocking the executor |
 

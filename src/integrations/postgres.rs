@@ -1,5 +1,6 @@
-//! [`Id`] as a PostgreSQL `BIGINT` column for the `postgres` and `tokio-postgres` crates
-//! (feature `postgres`: `ToSql` and `FromSql` of `postgres-types` 0.2).
+//! [`Id`] as a PostgreSQL `BIGINT` column and [`Uuid7`](crate::Uuid7) as a `uuid` column
+//! for the `postgres` and `tokio-postgres` crates (feature `postgres`: `ToSql` and `FromSql`
+//! of `postgres-types` 0.2; `Vec<Uuid7>` binds as `uuid[]`).
 //!
 //! An ID is written and read as `BIGINT` (`INT8`), so `ORDER BY id` is the IDs' order, and so
 //! their time order, and a range of IDs from [`Layout::first_id_at`] to
@@ -89,6 +90,61 @@ impl<'a> FromSql<'a> for Id {
     }
 
     accepts!(INT8);
+}
+
+/// [`Uuid7`](crate::Uuid7) as a PostgreSQL `uuid`: the 16 bytes in RFC order, so
+/// `ORDER BY` the column is the IDs' order (PostgreSQL compares `uuid`s bytewise).
+impl ToSql for crate::id128::Uuid7 {
+    /// Writes the 16 bytes.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use postgres_types::{ToSql, Type};
+    /// use snowmint::Uuid7;
+    ///
+    /// let id: Uuid7 = "017f22e2-79b0-7cc3-98c4-dc0c0c07398f".parse()?;
+    /// let mut buf = BytesMut::new();
+    /// id.to_sql(&Type::UUID, &mut buf).unwrap();
+    /// assert_eq!(&buf[..], &id.to_bytes());
+    /// # Ok::<(), snowmint::Id128Error>(())
+    /// ```
+    fn to_sql(
+        &self,
+        _ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn Error + Sync + Send>> {
+        out.extend_from_slice(&self.to_bytes());
+        Ok(IsNull::No)
+    }
+
+    accepts!(UUID);
+
+    to_sql_checked!();
+}
+
+impl<'a> FromSql<'a> for crate::id128::Uuid7 {
+    /// Reads 16 bytes, or fails with the [`Id128Error`](crate::Id128Error) of a UUID that is
+    /// not version 7 and the RFC variant (or of a value that is not 16 bytes long).
+    ///
+    /// ```
+    /// use postgres_types::{FromSql, Type};
+    /// use snowmint::{Id128Error, Uuid7};
+    ///
+    /// let id: Uuid7 = "017f22e2-79b0-7cc3-98c4-dc0c0c07398f".parse()?;
+    /// assert_eq!(Uuid7::from_sql(&Type::UUID, &id.to_bytes()).unwrap(), id);
+    /// let v4 = [0x40; 16];
+    /// let err = Uuid7::from_sql(&Type::UUID, &v4).unwrap_err();
+    /// assert_eq!(err.downcast_ref(), Some(&Id128Error::NotVersion7 { version: 4 }));
+    /// # Ok::<(), Id128Error>(())
+    /// ```
+    fn from_sql(_ty: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn Error + Sync + Send>> {
+        let bytes: [u8; 16] = raw
+            .try_into()
+            .map_err(|_| format!("a PostgreSQL uuid is 16 bytes, this is {} bytes", raw.len()))?;
+        Ok(crate::id128::Uuid7::from_bytes(bytes)?)
+    }
+
+    accepts!(UUID);
 }
 
 #[cfg(test)]

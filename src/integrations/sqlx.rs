@@ -1,5 +1,6 @@
-//! [`Id`] as a PostgreSQL `BIGINT` column for sqlx 0.8 (feature `sqlx`: `Type`, `Encode`,
-//! `Decode` and `PgHasArrayType` for `sqlx::Postgres`).
+//! [`Id`] as a PostgreSQL `BIGINT` column and [`Uuid7`](crate::Uuid7) as a `uuid` column
+//! for sqlx 0.8 (feature `sqlx`: `Type`, `Encode`, `Decode` and `PgHasArrayType` for
+//! `sqlx::Postgres`).
 //!
 //! The feature turns on sqlx's Postgres driver and nothing else (no runtime, TLS or macros):
 //! the application picks those on its own `sqlx` dependency, which must be 0.8.
@@ -139,5 +140,55 @@ impl Decode<'_, Postgres> for Id {
     /// ```
     fn decode(value: PgValueRef<'_>) -> Result<Id, BoxDynError> {
         Ok(Id::try_from(<i64 as Decode<Postgres>>::decode(value)?)?)
+    }
+}
+
+/// [`Uuid7`](crate::Uuid7) as a PostgreSQL `uuid`: the 16 bytes in RFC order, so `ORDER BY`
+/// the column is the IDs' order.
+///
+/// ```
+/// use sqlx::{postgres::{PgHasArrayType, PgTypeInfo}, Postgres, Type};
+/// use snowmint::Uuid7;
+/// assert_eq!(<Uuid7 as Type<Postgres>>::type_info(), PgTypeInfo::with_name("UUID"));
+/// assert_eq!(Uuid7::array_type_info(), PgTypeInfo::with_name("_UUID"));
+/// ```
+impl Type<Postgres> for crate::id128::Uuid7 {
+    fn type_info() -> PgTypeInfo {
+        PgTypeInfo::with_name("UUID")
+    }
+}
+
+impl PgHasArrayType for crate::id128::Uuid7 {
+    fn array_type_info() -> PgTypeInfo {
+        PgTypeInfo::with_name("_UUID")
+    }
+}
+
+impl Encode<'_, Postgres> for crate::id128::Uuid7 {
+    /// Writes the 16 bytes.
+    fn encode_by_ref(&self, buf: &mut PgArgumentBuffer) -> Result<IsNull, BoxDynError> {
+        buf.extend_from_slice(&self.to_bytes());
+        Ok(IsNull::No)
+    }
+
+    fn size_hint(&self) -> usize {
+        16
+    }
+}
+
+impl Decode<'_, Postgres> for crate::id128::Uuid7 {
+    /// Reads 16 bytes (binary) or the text form, or fails with the
+    /// [`Id128Error`](crate::Id128Error) of a UUID that is not version 7 and the RFC variant.
+    fn decode(value: PgValueRef<'_>) -> Result<crate::id128::Uuid7, BoxDynError> {
+        match value.format() {
+            ::sqlx::postgres::PgValueFormat::Binary => {
+                let raw = value.as_bytes()?;
+                let bytes: [u8; 16] = raw.try_into().map_err(|_| {
+                    format!("a PostgreSQL uuid is 16 bytes, this is {} bytes", raw.len())
+                })?;
+                Ok(crate::id128::Uuid7::from_bytes(bytes)?)
+            }
+            ::sqlx::postgres::PgValueFormat::Text => Ok(value.as_str()?.parse()?),
+        }
     }
 }

@@ -11,7 +11,7 @@ pub(crate) mod packing;
 mod rollback;
 pub(crate) mod rule;
 pub(crate) mod tick_cache;
-mod wait;
+pub(crate) mod wait;
 
 pub use self::error::MintError;
 pub use self::rollback::Rollback;

@@ -1,18 +1,26 @@
 //! The 128-bit generators (feature `std`): [`Uuid7Generator`] and [`UlidGenerator`], each
-//! one `AtomicU64` of time and counter advanced by the 64-bit rule, `max(last + 1, now)`,
-//! with random bits from a per-thread ChaCha8 RNG.
+//! one `AtomicU64` of time (1/4096 ms ticks from the generator's start) and counter
+//! advanced by the 64-bit rule, `max(last + 1, now)`, at most 1 ms ahead of the clock, with
+//! random bits from a per-thread ChaCha8 RNG.
 //!
 //! | file | holds |
 //! |---|---|
+//! | `timeline.rs` | `Timeline`: readings to ticks, states to fields, the rule's `Rules` and lead |
 //! | `state.rs` | `SharedState`: the padded atomic word and its one-CAS reservation of `n` states |
 //! | `random.rs` | the per-thread `ChaCha8Rng`, seeded from the OS by getrandom |
-//! | `uuid7_generator.rs` | [`Uuid7Generator`]: `ms << 12 \| rand_a` (RFC 9562 method 3), `rand_b` random |
-//! | `ulid_generator.rs` | [`UlidGenerator`]: `ms << 16 \| counter`, the counter above 64 random bits |
+//! | `uuid7_generator.rs` | [`Uuid7Generator`]: the fraction in `rand_a` (RFC 9562 method 3), the counter atop `rand_b` |
+//! | `ulid_generator.rs` | [`UlidGenerator`]: the fraction and counter above 61 random bits |
+//! | `block.rs` | `Block`: 128 states a shard took by one CAS, spent without an atomic |
+//! | `shards.rs` | [`Uuid7Shard`], [`UlidShard`]: one thread's source from blocks |
 
+mod block;
 mod random;
+mod shards;
 mod state;
+mod timeline;
 mod ulid_generator;
 mod uuid7_generator;
 
+pub use self::shards::{UlidShard, Uuid7Shard};
 pub use self::ulid_generator::UlidGenerator;
 pub use self::uuid7_generator::Uuid7Generator;

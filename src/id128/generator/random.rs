@@ -5,6 +5,11 @@
 //! with no lock and no system call per ID; the seed is 32 bytes from `getrandom` when a
 //! thread first needs random bits. Per thread, because a shared RNG would be a second
 //! contended word beside the generator's state.
+//!
+//! After `fork()` the child's forking thread holds a copy of the parent's RNG, which would
+//! draw the parent's next bits again. Each RNG remembers the process that seeded it, and
+//! [`reseed_if_forked`] (called where a generator or shard is made, and by every fill)
+//! seeds it again in a child: one `getpid` there, none per ID.
 
 use std::cell::RefCell;
 use std::hash::{BuildHasher, RandomState};
@@ -14,6 +19,22 @@ use chacha20::ChaCha8Rng;
 
 std::thread_local! {
     static RNG: RefCell<Option<ChaCha8Rng>> = const { RefCell::new(None) };
+    /// The process that seeded this thread's RNG (0: none yet).
+    static SEEDED_IN: core::cell::Cell<u32> = const { core::cell::Cell::new(0) };
+}
+
+/// Seeds this thread's RNG again if it was seeded in another process: this is a forked
+/// child, whose RNG would repeat the parent's bits.
+pub(crate) fn reseed_if_forked() {
+    let here = std::process::id();
+    let seeded_in = SEEDED_IN.try_with(|c| c.get()).unwrap_or(here);
+    if seeded_in != 0 && seeded_in != here {
+        let _ = RNG.try_with(|cell| {
+            if let Ok(mut slot) = cell.try_borrow_mut() {
+                *slot = Some(seeded());
+            }
+        });
+    }
 }
 
 /// Runs `f` on this thread's RNG (seeding it first if needed). During the thread's
@@ -37,7 +58,7 @@ pub(crate) fn next_u64() -> u64 {
     with_rng(|rng| rng.next_u64())
 }
 
-/// An RNG seeded with 32 bytes from the OS; if the OS has none to give, from std's
+/// An RNG seeded with 32 bytes from the OS (noting this process as its seeder); if the OS has none to give, from std's
 /// per-process hash keys (themselves from the OS at start) mixed with the time and the
 /// thread, so that minting never fails.
 #[cold]
@@ -51,6 +72,7 @@ fn seeded() -> ChaCha8Rng {
             chunk.copy_from_slice(&keys.hash_one((i, time, thread)).to_le_bytes());
         }
     }
+    let _ = SEEDED_IN.try_with(|c| c.set(std::process::id()));
     ChaCha8Rng::from_seed(seed)
 }
 

@@ -1,15 +1,17 @@
-//! [`SharedState`]: the one atomic word a 128-bit generator mints from, and its rule.
+//! [`SharedState`]: the one atomic word a 128-bit generator mints from.
 //!
-//! The word packs the last issued time and counter (`ms << 12 | rand_a` for UUIDv7,
-//! `ms << 16 | counter` for ULID), so the 64-bit rule carries over unchanged: the next `n`
-//! states are `first..=first + n - 1` with `first = max(state + 1, floor)`, where `floor` is
-//! the clock's reading in the same packing. `+ 1` takes the next counter value and, when a
-//! millisecond's values are used up, carries into the next millisecond; `max` folds the
-//! clock in, so the state never goes back, whatever the clock does. One successful CAS
-//! moves the word past all `n` states: a call or a batch costs one CAS when uncontended.
+//! The word is the last issued state of the generator's [`Timeline`]; one successful CAS
+//! moves it past all the states a call or a batch takes, so a call or a batch costs one
+//! CAS when uncontended. The next states are the timeline's ([`Timeline::next`]): when they
+//! would run more than the lead ahead of the clock, the call waits for the clock instead.
+
+use core::time::Duration;
 
 use crossbeam_utils::CachePadded;
 
+use super::timeline::Timeline;
+use crate::clock::Clock;
+use crate::mint::wait::Waiter;
 use crate::sync::{spin_loop, AtomicU64, Ordering, SPIN_DOUBLINGS};
 
 /// The last issued state of a generator, on a cache line of its own.
@@ -22,27 +24,34 @@ impl SharedState {
         SharedState::default()
     }
 
-    /// Takes the `n` (at least 1) states after the last issued one and at or above `floor`,
-    /// and returns the first. Every state is taken by one call only, and each call's states
-    /// are above those of every call whose CAS came before its own.
+    /// Takes up to `n` (at least 1) consecutive states after the last issued one, as many
+    /// as the lead allows, and returns the first and the last. Every state is taken by one
+    /// call only, and each call's states are above those of every call whose CAS came
+    /// before its own.
     #[inline]
-    pub(crate) fn reserve(&self, floor: u64, n: u64) -> u64 {
+    pub(crate) fn take<C: Clock>(&self, timeline: &Timeline, clock: &C, n: u64) -> (u64, u64) {
         // Relaxed: the state is a lone value; uniqueness comes from the modification order
         // of this one atomic, which every RMW respects at any ordering, and no other memory
         // is published through it.
         let mut current = self.0.load(Ordering::Relaxed);
         let mut doublings = 0;
+        let mut waiter = Waiter::new();
         loop {
-            // Saturating: the packed clock ends far below 2^63 (u64 nanoseconds end in 2554),
-            // so only an impossible batch of 2^62 IDs could reach the top.
-            let first = current.saturating_add(1).max(floor);
-            let last = first.saturating_add(n.saturating_sub(1));
+            let (first, last) = match timeline.next(current, clock.now_unix_nanos(), n) {
+                Ok(states) => states,
+                Err(wait_nanos) => {
+                    waiter.wait(Duration::from_nanos(wait_nanos));
+                    // Relaxed: as for the first load.
+                    current = self.0.load(Ordering::Relaxed);
+                    continue;
+                }
+            };
             // Relaxed (both): as for the load; a failure hands back the newer state.
             match self
                 .0
                 .compare_exchange_weak(current, last, Ordering::Relaxed, Ordering::Relaxed)
             {
-                Ok(_) => return first,
+                Ok(_) => return (first, last),
                 Err(actual) => {
                     current = actual;
                     for _ in 0..(1_u32 << doublings) {
@@ -54,30 +63,52 @@ impl SharedState {
         }
     }
 
+    /// Takes `len` consecutive states for the slots `0..len`, in as few reservations as
+    /// the lead allows (one for up to 524,288 states when the state is at the clock), and
+    /// calls `put(slot, state)` for each.
+    pub(crate) fn take_each<C: Clock>(
+        &self,
+        timeline: &Timeline,
+        clock: &C,
+        len: usize,
+        mut put: impl FnMut(usize, u64),
+    ) {
+        let mut slot = 0;
+        while slot < len {
+            let (first, last) = self.take(timeline, clock, (len - slot) as u64);
+            for state in first..=last {
+                put(slot, state);
+                slot += 1;
+            }
+        }
+    }
+
     /// The last issued state (0: none yet).
     #[inline]
     pub(crate) fn last(&self) -> u64 {
-        // Relaxed: as in `reserve`; a report of a lone value.
+        // Relaxed: as in `take`; a report of a lone value.
         self.0.load(Ordering::Relaxed)
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::timeline::COUNTER_BITS;
     use super::*;
+    use crate::clock::ManualClock;
 
     #[test]
     fn states_follow_the_clock_and_never_go_back() {
+        let clock = ManualClock::at_unix_millis(1_000);
+        let t = Timeline::starting_at(1_000_000_000);
         let s = SharedState::new();
-        assert_eq!(s.reserve(100, 1), 100);
-        assert_eq!(s.reserve(100, 1), 101);
-        assert_eq!(
-            s.reserve(50, 3),
-            102,
-            "a floor behind the state: the state carries on"
-        );
-        assert_eq!(s.last(), 104);
-        assert_eq!(s.reserve(200, 2), 200);
-        assert_eq!(s.last(), 201);
+        let at_start = 4096 << COUNTER_BITS;
+        assert_eq!(s.take(&t, &clock, 1), (at_start, at_start));
+        assert_eq!(s.take(&t, &clock, 3), (at_start + 1, at_start + 3));
+        clock.rewind(Duration::from_micros(500));
+        assert_eq!(s.take(&t, &clock, 1).0, at_start + 4, "carried on");
+        clock.advance(Duration::from_millis(1));
+        assert_eq!(s.take(&t, &clock, 1).0, (4096 + 2048) << COUNTER_BITS);
+        assert_eq!(s.last(), (4096 + 2048) << COUNTER_BITS);
     }
 }

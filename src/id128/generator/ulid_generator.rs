@@ -4,34 +4,43 @@ use alloc::vec::Vec;
 
 use chacha20::rand_core::Rng;
 
-use super::random::{next_u64, with_rng};
+use super::random::{next_u64, reseed_if_forked, with_rng};
 use super::state::SharedState;
+use super::timeline::{Timeline, COUNTER_BITS};
 use crate::clock::{Clock, TscClock};
 use crate::id128::Ulid;
-
-/// The counter's width: the top 16 of the 80 random bits.
-const COUNTER_BITS: u32 = 16;
 
 /// Mints [`Ulid`]s, strictly increasing, from any number of threads, lock-free, never
 /// failing.
 ///
-/// The state is one `AtomicU64`, `unix_ms << 16 | counter`. Each ID takes the next state,
-/// `max(last + 1, now)`, by one compare-and-swap: IDs within one millisecond count up, a
-/// millisecond whose 65,536 values are used up carries into the next (where the `ulid`
-/// crate's monotonic generator fails), and a clock stepped back leaves the state where it
-/// was. The 80 random bits are the counter (the top 16) and 64 random bits from this
-/// thread's ChaCha8 RNG, seeded from the OS.
+/// The state is one `AtomicU64`, as for [`Uuid7Generator`](crate::Uuid7Generator): the
+/// time since the generator's start in 1/4096 ms ticks and a 7-bit counter. An ID carries
+/// the Unix millisecond in its 48-bit time and, at the top of its 80 random bits, the
+/// fraction of the millisecond (12 bits, in 1/4096ths) and the counter (7 bits); the other
+/// 61 bits are random, from this thread's ChaCha8 RNG, seeded from the OS. Each call takes
+/// the next state, `max(last + 1, now)`, by one compare-and-swap, so IDs within one
+/// millisecond increase in their random part and never fail (where the `ulid` crate's
+/// monotonic generator fails when its random part overflows).
 ///
-/// Why the counter sits above the random bits: IDs must be ordered across threads, so every
-/// bit above the counter must be the same for all IDs of a millisecond, which a per-thread
-/// random value is not. With the counter first (RFC 9562's method 1, in a ULID), order needs
-/// no shared random value, and two generators collide only if they mint the same
-/// millisecond and counter and draw the same 64 random bits.
+/// Why the fraction and counter sit above the random bits: IDs must be ordered across
+/// threads, so every bit above them must be the same for all IDs of a tick, which a
+/// per-thread random value is not. With them first, order needs no shared random value, and
+/// two generators collide only if they mint in the same 1/4096 ms with the same counter and
+/// draw the same 61 random bits.
+///
+/// # The bound
+///
+/// An ID's time (its millisecond and fraction) is at most 1 ms ahead of the clock's
+/// reading for it: the state borrows up to 1 ms (524,288 IDs) ahead of the clock, then a
+/// call waits for the clock instead of running further (as the 64-bit
+/// [`Rollback::Wait`](crate::Rollback)). After a clock step back the IDs keep the last
+/// issued tick (up to its 128 counter values) and then wait for the clock to return.
 ///
 /// Each call reads the clock's exact reading ([`Clock::now_unix_nanos`]; about 20 ns on the
-/// TSC clock). After `fork()` the child continues the parent's state and, on the forking
-/// thread, its random stream: a child mints from a generator it made itself, on threads it
-/// started itself (each new thread seeds its own RNG).
+/// TSC clock). After `fork()` the child continues the parent's state, so a child mints
+/// from a generator it made itself: making one (or a shard, or a fill) in a child seeds the
+/// forking thread's RNG again, so the child never draws the parent's random bits (and each
+/// new thread seeds its own).
 ///
 /// ```
 /// use snowmint::UlidGenerator;
@@ -44,8 +53,9 @@ const COUNTER_BITS: u32 = 16;
 /// ```
 #[derive(Debug)]
 pub struct UlidGenerator<C = TscClock> {
-    state: SharedState,
-    clock: C,
+    pub(super) state: SharedState,
+    pub(super) timeline: Timeline,
+    pub(super) clock: C,
 }
 
 impl UlidGenerator {
@@ -68,19 +78,16 @@ impl Default for UlidGenerator {
     }
 }
 
-/// The clock's reading as a state: Unix milliseconds, counter 0.
-#[inline]
-fn floor_of(unix_nanos: u64) -> u64 {
-    (unix_nanos / 1_000_000) << COUNTER_BITS
-}
+/// The random bits of the 80, below the fraction and the counter.
+const RANDOM_BITS: u32 = 80 - 12 - COUNTER_BITS;
 
-/// The ULID of a state and 64 random bits.
+/// The ULID of a state's fields and 61 (or more; the rest are dropped) random bits.
 #[inline]
-fn ulid_of(state: u64, random: u64) -> Ulid {
-    let counter = state & ((1 << COUNTER_BITS) - 1);
+pub(crate) fn ulid_of((ms, fraction, counter): (u64, u16, u8), random: u64) -> Ulid {
+    let above = u128::from(fraction) << COUNTER_BITS | u128::from(counter);
     Ulid::from_parts(
-        state >> COUNTER_BITS,
-        u128::from(counter) << 64 | u128::from(random),
+        ms,
+        above << RANDOM_BITS | u128::from(random >> (64 - RANDOM_BITS)),
     )
 }
 
@@ -94,11 +101,13 @@ impl<C: Clock> UlidGenerator<C> {
     /// let a = gen.next_ulid();
     /// let b = gen.next_ulid();
     /// assert_eq!(a.unix_millis(), 1_700_000_000_000);
-    /// assert_eq!(b.random() >> 64, 1); // the counter, above 64 random bits
+    /// assert_eq!(b.random() >> 61, 1); // the fraction (0) and the counter (1), above 61 random bits
     /// ```
     pub fn with_clock(clock: C) -> UlidGenerator<C> {
+        reseed_if_forked();
         UlidGenerator {
             state: SharedState::new(),
+            timeline: Timeline::starting_at(clock.now_unix_nanos()),
             clock,
         }
     }
@@ -124,11 +133,11 @@ impl<C: Clock> UlidGenerator<C> {
     /// ```
     #[inline]
     pub fn next_ulid(&self) -> Ulid {
-        let state = self.state.reserve(floor_of(self.clock.now_unix_nanos()), 1);
-        ulid_of(state, next_u64())
+        let (state, _) = self.state.take(&self.timeline, &self.clock, 1);
+        ulid_of(self.timeline.fields(state), next_u64())
     }
 
-    /// `n` consecutive ULIDs in a `Vec`, reserved by one CAS (a `Vec` rather than an
+    /// `n` consecutive ULIDs in a `Vec`, reserved by one CAS for up to 524,288 (a `Vec` rather than an
     /// iterator, as for [`Uuid7Generator::next_uuids`](crate::Uuid7Generator::next_uuids)).
     ///
     /// # Panics
@@ -139,7 +148,7 @@ impl<C: Clock> UlidGenerator<C> {
     /// ```
     /// use snowmint::UlidGenerator;
     /// let gen = UlidGenerator::new();
-    /// let batch = gen.next_ulids(100_000); // more than one millisecond's 65,536: carried
+    /// let batch = gen.next_ulids(100_000); // more than one tick's 128: carried
     /// assert!(batch.windows(2).all(|w| w[0] < w[1]));
     /// assert!(gen.next_ulids(0).is_empty());
     /// ```
@@ -149,7 +158,9 @@ impl<C: Clock> UlidGenerator<C> {
         out
     }
 
-    /// Fills `out` with consecutive ULIDs, reserved by one CAS (none for an empty slice).
+    /// Fills `out` with consecutive ULIDs, reserved by one CAS for up to 524,288 (none for
+    /// an empty slice; a longer slice takes one per 524,288 and waits for the clock between
+    /// them, keeping [the bound](UlidGenerator#the-bound)).
     ///
     /// ```
     /// use snowmint::{Ulid, UlidGenerator};
@@ -162,13 +173,13 @@ impl<C: Clock> UlidGenerator<C> {
         if out.is_empty() {
             return;
         }
-        let first = self
-            .state
-            .reserve(floor_of(self.clock.now_unix_nanos()), out.len() as u64);
+        reseed_if_forked();
+        let timeline = self.timeline;
         with_rng(|rng| {
-            for (state, slot) in (first..).zip(out.iter_mut()) {
-                *slot = ulid_of(state, rng.next_u64());
-            }
+            self.state
+                .take_each(&timeline, &self.clock, out.len(), |i, state| {
+                    out[i] = ulid_of(timeline.fields(state), rng.next_u64());
+                });
         });
     }
 
@@ -183,6 +194,22 @@ impl<C: Clock> UlidGenerator<C> {
     /// assert_eq!(gen.last_unix_millis(), 9);
     /// ```
     pub fn last_unix_millis(&self) -> u64 {
-        self.state.last() >> COUNTER_BITS
+        match self.state.last() {
+            0 => 0,
+            state => self.timeline.unix_millis(state),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fraction_and_counter_sit_above_61_random_bits() {
+        let id = ulid_of((7, 0xABC, 0x7F), u64::MAX);
+        assert_eq!(id.unix_millis(), 7);
+        assert_eq!(id.random() >> 61, 0xABC << 7 | 0x7F);
+        assert_eq!(id.random() & ((1 << 61) - 1), (1 << 61) - 1);
     }
 }

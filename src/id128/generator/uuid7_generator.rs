@@ -4,30 +4,39 @@ use alloc::vec::Vec;
 
 use chacha20::rand_core::Rng;
 
-use super::random::{next_u64, with_rng};
+use super::random::{next_u64, reseed_if_forked, with_rng};
 use super::state::SharedState;
+use super::timeline::{Timeline, COUNTER_BITS};
 use crate::clock::{Clock, TscClock};
 use crate::id128::Uuid7;
 
 /// Mints [`Uuid7`]s, strictly increasing, from any number of threads, lock-free.
 ///
-/// The state is one `AtomicU64`, `unix_ms << 12 | rand_a`: the 48-bit time and the 12-bit
-/// `rand_a`, which holds the sub-millisecond time in 1/4096ths of a millisecond (RFC 9562
-/// §6.2, method 3) and serves as the counter. Each ID takes the next state,
-/// `max(last + 1, now)`, by one compare-and-swap: two IDs within one 1/4096 ms count up, a
-/// millisecond whose 4096 values are used up carries into the next, and a clock stepped back
-/// leaves the state where it was (IDs keep increasing, their time stays at the high mark
-/// until the clock passes it). Nothing waits and nothing fails. `rand_b` is 62 random bits
-/// from this thread's ChaCha8 RNG, seeded from the OS.
+/// The state is one `AtomicU64`: the time since the generator's start in 1/4096 ms ticks
+/// and a 7-bit counter. An ID carries the tick as its 48-bit Unix millisecond and 12-bit
+/// `rand_a`, the sub-millisecond fraction (RFC 9562 §6.2, method 3), and the counter in the
+/// top 7 bits of `rand_b` (method 1's counter, after the time); the other 55 bits of
+/// `rand_b` are random, from this thread's ChaCha8 RNG, seeded from the OS. Each call takes
+/// the next state, `max(last + 1, now)`, by one compare-and-swap.
+///
+/// # The bound
+///
+/// An ID's time (`unix_nanos`) is at most 1 ms ahead of the clock's reading for it. A tick's 128 counter values carry into the next tick, and the state may borrow up
+/// to 1 ms (524,288 IDs) ahead of the clock; past that a call waits for the clock (as the
+/// 64-bit [`Rollback::Wait`](crate::Rollback)) instead of running further ahead. One thread
+/// mints far below the 524 million IDs a second that would reach it; a batch larger than
+/// the lead's room takes one CAS per 524,288 IDs and waits between them. After a clock step
+/// back the IDs keep the last issued tick (up to its 128 counter values) and then wait
+/// for the clock to return: nothing fails, and no ID repeats or goes back.
 ///
 /// IDs are ordered by their state, so every ID of a generator is greater than every ID it
-/// minted before, on any thread. A sustained rate above 4,096 IDs per millisecond moves the
-/// IDs' time ahead of the clock by the excess; it catches up when the rate drops.
+/// minted before, on any thread.
 ///
 /// Each call reads the clock's exact reading ([`Clock::now_unix_nanos`]; about 20 ns on the
-/// TSC clock). After `fork()` the child continues the parent's state and, on the forking
-/// thread, its random stream: a child mints from a generator it made itself, on threads it
-/// started itself (each new thread seeds its own RNG).
+/// TSC clock). After `fork()` the child continues the parent's state, so a child mints
+/// from a generator it made itself: making one (or a shard, or a fill) in a child seeds the
+/// forking thread's RNG again, so the child never draws the parent's random bits (and each
+/// new thread seeds its own).
 ///
 /// ```
 /// use snowmint::Uuid7Generator;
@@ -40,8 +49,9 @@ use crate::id128::Uuid7;
 /// ```
 #[derive(Debug)]
 pub struct Uuid7Generator<C = TscClock> {
-    state: SharedState,
-    clock: C,
+    pub(super) state: SharedState,
+    pub(super) timeline: Timeline,
+    pub(super) clock: C,
 }
 
 impl Uuid7Generator {
@@ -64,20 +74,15 @@ impl Default for Uuid7Generator {
     }
 }
 
-/// The clock's reading as a state: Unix milliseconds and the fraction of the millisecond in
-/// 1/4096ths, rounded down (`rand_a` of method 3).
+/// The UUID of a state's fields and 55 (or more; the rest are dropped) random bits.
 #[inline]
-pub(crate) fn floor_of(unix_nanos: u64) -> u64 {
-    let ms = unix_nanos / 1_000_000;
-    let fraction = (unix_nanos % 1_000_000) * 4096 / 1_000_000;
-    ms << 12 | fraction
+pub(crate) fn uuid_of((ms, fraction, counter): (u64, u16, u8), random: u64) -> Uuid7 {
+    let rand_b = u64::from(counter) << RANDOM_BITS | random >> (64 - RANDOM_BITS);
+    Uuid7::from_fields(ms, fraction, rand_b)
 }
 
-/// The UUID of a state and 62 (or more; the rest are dropped) random bits.
-#[inline]
-fn uuid_of(state: u64, random: u64) -> Uuid7 {
-    Uuid7::from_fields(state >> 12, (state & 0xFFF) as u16, random)
-}
+/// The random bits of `rand_b`, below the counter.
+const RANDOM_BITS: u32 = 62 - COUNTER_BITS;
 
 impl<C: Clock> Uuid7Generator<C> {
     /// A generator on `clock`.
@@ -91,11 +96,15 @@ impl<C: Clock> Uuid7Generator<C> {
     /// let id = gen.next_uuid();
     /// assert_eq!(id.unix_millis(), 1_700_000_000_001);
     /// assert_eq!(id.rand_a(), 2048); // half a millisecond
-    /// assert_eq!(gen.next_uuid().rand_a(), 2049); // the clock stood still: the counter
+    /// // The clock stood still: the counter, in the top 7 bits of rand_b.
+    /// let next = gen.next_uuid();
+    /// assert_eq!((next.rand_a(), next.rand_b() >> 55), (2048, 1));
     /// ```
     pub fn with_clock(clock: C) -> Uuid7Generator<C> {
+        reseed_if_forked();
         Uuid7Generator {
             state: SharedState::new(),
+            timeline: Timeline::starting_at(clock.now_unix_nanos()),
             clock,
         }
     }
@@ -121,11 +130,11 @@ impl<C: Clock> Uuid7Generator<C> {
     /// ```
     #[inline]
     pub fn next_uuid(&self) -> Uuid7 {
-        let state = self.state.reserve(floor_of(self.clock.now_unix_nanos()), 1);
-        uuid_of(state, next_u64())
+        let (state, _) = self.state.take(&self.timeline, &self.clock, 1);
+        uuid_of(self.timeline.fields(state), next_u64())
     }
 
-    /// `n` consecutive UUIDs in a `Vec`, reserved by one CAS: a `Vec` rather than an
+    /// `n` consecutive UUIDs in a `Vec`, reserved by one CAS (for up to 524,288): a `Vec` rather than an
     /// iterator so that the reservation is made and spent at once (an iterator dropped
     /// half-way would leave states reserved and unused; harmless, but a gap).
     ///
@@ -150,7 +159,9 @@ impl<C: Clock> Uuid7Generator<C> {
         out
     }
 
-    /// Fills `out` with consecutive UUIDs, reserved by one CAS (none for an empty slice).
+    /// Fills `out` with consecutive UUIDs, reserved by one CAS for up to 524,288 (none for
+    /// an empty slice; a longer slice takes one per 524,288 and waits for the clock between
+    /// them, keeping [the bound](Uuid7Generator#the-bound)).
     ///
     /// ```
     /// use snowmint::{Uuid7, Uuid7Generator};
@@ -163,13 +174,13 @@ impl<C: Clock> Uuid7Generator<C> {
         if out.is_empty() {
             return;
         }
-        let first = self
-            .state
-            .reserve(floor_of(self.clock.now_unix_nanos()), out.len() as u64);
+        reseed_if_forked();
+        let timeline = self.timeline;
         with_rng(|rng| {
-            for (state, slot) in (first..).zip(out.iter_mut()) {
-                *slot = uuid_of(state, rng.next_u64());
-            }
+            self.state
+                .take_each(&timeline, &self.clock, out.len(), |i, state| {
+                    out[i] = uuid_of(timeline.fields(state), rng.next_u64());
+                });
         });
     }
 
@@ -184,7 +195,10 @@ impl<C: Clock> Uuid7Generator<C> {
     /// assert_eq!(gen.last_unix_millis(), 9);
     /// ```
     pub fn last_unix_millis(&self) -> u64 {
-        self.state.last() >> 12
+        match self.state.last() {
+            0 => 0,
+            state => self.timeline.unix_millis(state),
+        }
     }
 }
 
@@ -193,10 +207,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_floor_is_method_3s_fraction() {
-        assert_eq!(floor_of(1_000_000), 1 << 12);
-        assert_eq!(floor_of(1_500_000), 1 << 12 | 2048);
-        assert_eq!(floor_of(1_999_999), 1 << 12 | 4095);
-        assert_eq!(floor_of(u64::MAX) >> 12, u64::MAX / 1_000_000);
+    fn the_counter_sits_above_the_random_bits_of_rand_b() {
+        let id = uuid_of((7, 0xABC, 0x7F), u64::MAX);
+        assert_eq!((id.unix_millis(), id.rand_a()), (7, 0xABC));
+        assert_eq!(id.rand_b(), 0x3FFF_FFFF_FFFF_FFFF);
+        assert_eq!(uuid_of((7, 0xABC, 1), 0).rand_b(), 1 << 55);
     }
 }

@@ -44,17 +44,38 @@
 //! assert_eq!(serde_json::from_str::<Parts>(r#"{"node":378,"sequence":0}"#).unwrap(), d.parts());
 //! ```
 //!
+//! [`Uuid7`] and [`Ulid`] serialize as their canonical strings in every format and read back
+//! through their strict parsers; [`as_bytes`] pins their 16 bytes instead:
+//!
+//! ```
+//! use snowmint::{Ulid, Uuid7};
+//!
+//! let id: Uuid7 = "017f22e2-79b0-7cc3-98c4-dc0c0c07398f".parse()?;
+//! assert_eq!(serde_json::to_string(&id)?, r#""017f22e2-79b0-7cc3-98c4-dc0c0c07398f""#);
+//! assert_eq!(serde_json::from_str::<Uuid7>(r#""017F22E2-79B0-7CC3-98C4-DC0C0C07398F""#)?, id);
+//! assert!(serde_json::from_str::<Uuid7>(r#""017f22e2-79b0-4cc3-98c4-dc0c0c07398f""#).is_err());
+//! let ulid: Ulid = serde_json::from_str(r#""01ARYZ6S41TSV4RRFFQ69G5FAV""#)?;
+//! assert_eq!(serde_json::to_string(&ulid)?, r#""01ARYZ6S41TSV4RRFFQ69G5FAV""#);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! | file | holds |
 //! |---|---|
 //! | `impls.rs` | `Serialize`/`Deserialize` for [`Id`], [`Decoded`], [`Parts`], and the visitor of an `Id` |
 //! | `as_u64.rs`, `as_string.rs` | the `#[serde(with = "...")]` modules that pin one representation |
+//! | `id128.rs` | `Serialize`/`Deserialize` for [`Uuid7`] and [`Ulid`]: the canonical string |
+//! | `as_bytes.rs` | the `with` module of a [`Uuid7`] or [`Ulid`] as 16 bytes |
 //! | `pinned.rs` | an `Id` pinned to one representation, for their `option` and `vec` forms |
 //!
 //! [`Id`]: crate::Id
 //! [`Decoded`]: crate::Decoded
 //! [`Parts`]: crate::Parts
+//! [`Uuid7`]: crate::Uuid7
+//! [`Ulid`]: crate::Ulid
 
+pub mod as_bytes;
 pub mod as_string;
 pub mod as_u64;
+mod id128;
 mod impls;
 mod pinned;

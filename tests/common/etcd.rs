@@ -7,16 +7,14 @@
 //! one, a test is skipped with a message written straight to stderr (past the test harness's
 //! capture), unless `SNOWMINT_REQUIRE_ETCD=1` (CI sets it), when it fails.
 //!
-//! Readiness and status go over etcd's JSON gateway on the client ports, with plain
-//! HTTP/1.0 requests on a `TcpStream`: `GET /health` and `POST /v3/maintenance/status`.
+//! Readiness and status go over etcd's JSON gateway on the client ports, with `ureq`:
+//! `GET /health` and `POST /v3/maintenance/status`.
 
 #![allow(dead_code)]
 
 #[path = "server.rs"]
 mod server;
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -44,47 +42,55 @@ pub struct EtcdCluster {
     members: Vec<Member>,
 }
 
-/// One HTTP/1.0 request to `host:port`: the status code and the body, or `None` if the
-/// member does not answer within the timeouts.
+/// One request to `host:port` over plain HTTP: the status code and the body, or `None` if
+/// the member does not answer within the timeout.
 pub fn http(host: &str, port: u16, method: &str, path: &str, body: &str) -> Option<(u16, String)> {
-    let addr: SocketAddr = format!("{host}:{port}").parse().ok()?;
-    let mut s = TcpStream::connect_timeout(&addr, Duration::from_millis(500)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
-    s.set_write_timeout(Some(Duration::from_secs(2))).ok()?;
-    let req = format!(
-        "{method} {path} HTTP/1.0\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    s.write_all(req.as_bytes()).ok()?;
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).ok()?;
-    let text = String::from_utf8_lossy(&out);
-    let (head, body) = text.split_once("\r\n\r\n")?;
-    let code = head.split(' ').nth(1)?.parse().ok()?;
-    Some((code, body.to_string()))
+    request(
+        &agent(None),
+        &format!("http://{host}:{port}"),
+        method,
+        path,
+        body,
+    )
+}
+
+/// A client that gives statuses back, bounded by two seconds a call, trusting `tls`'s CA
+/// and presenting its client certificate when there is one.
+pub fn agent(tls: Option<ureq::tls::TlsConfig>) -> ureq::Agent {
+    let mut config = ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_secs(2)))
+        .http_status_as_error(false);
+    if let Some(tls) = tls {
+        config = config.tls_config(tls);
+    }
+    config.build().new_agent()
+}
+
+/// One request to `base` (`http://host:port` or `https://...`) with `agent`.
+pub fn request(
+    agent: &ureq::Agent,
+    base: &str,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> Option<(u16, String)> {
+    let url = format!("{base}{path}");
+    let mut response = match method {
+        "GET" => agent.get(&url).call().ok()?,
+        _ => agent
+            .post(&url)
+            .content_type("application/json")
+            .send(body)
+            .ok()?,
+    };
+    let code = response.status().as_u16();
+    Some((code, response.body_mut().read_to_string().ok()?))
 }
 
 /// Standard base64, padded: how the JSON gateway takes keys and values.
 fn base64(bytes: &[u8]) -> String {
-    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ABC[(n >> (18 - 6 * i) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 impl Member {

@@ -5,9 +5,8 @@
 //! of a minority of the cluster's members, and every claim gets a **fencing token** that only
 //! grows: the holder key's `create_revision` ([`Fenced::token`](crate::Fenced::token)). The
 //! rules are the same as for every backend ([`crate::lease`]); the client speaks to etcd's
-//! JSON gateway (`/v3/...`, etcd 3.4 and later) over plain HTTP with this crate's own small
-//! blocking client: no `protoc`, no async runtime. TLS is not supported: run it on a trusted
-//! network, or behind a local TLS proxy.
+//! JSON gateway (`/v3/...`, etcd 3.4 and later) over `ureq`, a blocking HTTP/1.1 client:
+//! no `protoc`, no async runtime.
 //!
 //! Keys, per namespace `NS` and node `N`:
 //! - `snowmint/NS/holder/N`: the owner's token, attached to an etcd lease with the TTL;
@@ -28,17 +27,16 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod base64;
-mod http;
+mod gateway;
 mod store;
 
-pub use self::http::GatewayError;
+pub use self::gateway::GatewayError;
 pub use crate::fleet::lease::{Lease, LeaseError};
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use self::http::Gateway;
+use self::gateway::Gateway;
 use self::store::EtcdStore;
 use crate::fleet::fence::Note;
 

@@ -1,0 +1,210 @@
+//! [`Gateway`]: POSTs JSON to etcd's v3 gateway (`/v3/...`) over `ureq` (HTTP/1.1, plain or
+//! TLS), trying each endpoint in turn.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// Why a request got no answer from any endpoint, or an error answer from one.
+///
+/// ```
+/// let e = snowmint::etcd::GatewayError {
+///     endpoint: "10.0.0.5:2379".to_string(),
+///     reason: "connect: Connection refused".to_string(),
+/// };
+/// assert_eq!(e.to_string(), "10.0.0.5:2379: connect: Connection refused");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GatewayError {
+    /// The endpoint of the last attempt (`host:port`).
+    pub endpoint: String,
+    /// What went wrong there.
+    pub reason: String,
+}
+
+impl core::fmt::Display for GatewayError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}: {}", self.endpoint, self.reason)
+    }
+}
+
+impl std::error::Error for GatewayError {}
+
+/// What an endpoint answered: the JSON of a 200, or the gateway's error object.
+pub(crate) enum Answer {
+    /// HTTP 200 and its JSON body.
+    Ok(Value),
+    /// A gRPC error the cluster returned (e.g. `requested lease not found`): the request
+    /// reached the cluster, which refused it.
+    Refused(GatewayError),
+}
+
+/// The cluster's client endpoints and the one that answered last.
+#[derive(Debug, Clone)]
+pub(crate) struct Gateway {
+    /// `host:port` of each member.
+    endpoints: Vec<String>,
+    /// `http` or `https`.
+    scheme: &'static str,
+    current: usize,
+    agent: ureq::Agent,
+}
+
+impl Gateway {
+    pub(crate) fn new(endpoints: Vec<String>, timeout: Duration) -> Gateway {
+        Gateway {
+            endpoints,
+            scheme: "http",
+            current: 0,
+            agent: agent(timeout, ureq::tls::TlsConfig::default()),
+        }
+    }
+
+    /// POSTs `body` to `path` on the endpoint that answered last, then on each of the
+    /// others: the first answer (200, or an error the cluster gave), or the last failure if
+    /// none answered. A request that timed out may have been applied: callers make every
+    /// request safe to repeat.
+    pub(crate) fn post(&mut self, path: &str, body: &str) -> Result<Answer, GatewayError> {
+        let mut last = None;
+        for i in 0..self.endpoints.len() {
+            let at = (self.current + i) % self.endpoints.len();
+            let endpoint = &self.endpoints[at];
+            match self.post_once(endpoint, path, body) {
+                Ok((200, json)) => {
+                    self.current = at;
+                    return Ok(Answer::Ok(json));
+                }
+                Ok((status, json)) => {
+                    let e = GatewayError {
+                        endpoint: endpoint.clone(),
+                        reason: refusal(status, &json),
+                    };
+                    // A member without a leader, or one that timed out: try another.
+                    if status >= 500 && !refusal_is_final(&e.reason) {
+                        last = Some(e);
+                        continue;
+                    }
+                    self.current = at;
+                    return Ok(Answer::Refused(e));
+                }
+                Err(reason) => {
+                    last = Some(GatewayError {
+                        endpoint: endpoint.clone(),
+                        reason,
+                    })
+                }
+            }
+        }
+        Err(last.unwrap_or(GatewayError {
+            endpoint: String::new(),
+            reason: "no endpoint given".to_string(),
+        }))
+    }
+
+    /// One request: the status and the JSON body.
+    fn post_once(&self, endpoint: &str, path: &str, body: &str) -> Result<(u16, Value), String> {
+        let url = format!("{}://{endpoint}{path}", self.scheme);
+        let mut response = self
+            .agent
+            .post(&url)
+            .content_type("application/json")
+            .send(body)
+            .map_err(describe)?;
+        let status = response.status().as_u16();
+        let text = response
+            .body_mut()
+            .read_to_string()
+            .map_err(|e| format!("receive: {e}"))?;
+        let json = serde_json::from_str(&text).map_err(|e| format!("not JSON ({e})"))?;
+        Ok((status, json))
+    }
+}
+
+/// The client: every call bounded by `timeout` as a whole (connect, TLS, request and
+/// answer), statuses given back rather than turned into errors, connections kept for the
+/// next call.
+fn agent(timeout: Duration, tls: ureq::tls::TlsConfig) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        .tls_config(tls)
+        .build()
+        .new_agent()
+}
+
+/// What a failed call ran into, in words that name the step: `connect: ...`, `TLS: ...`
+/// (a certificate refused, either way), or no answer within the timeout.
+fn describe(e: ureq::Error) -> String {
+    match e {
+        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
+            format!("connect: {io}")
+        }
+        // rustls reports a refused handshake (a certificate either side did not accept) as
+        // invalid data on the socket.
+        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::InvalidData => format!("TLS: {io}"),
+        ureq::Error::Io(io) => format!("I/O: {io}"),
+        ureq::Error::Rustls(tls) => format!("TLS: {tls}"),
+        ureq::Error::Timeout(t) => format!("no answer within the I/O timeout ({t})"),
+        ureq::Error::HostNotFound => "resolve: the host name has no address".to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// The message of an error answer: the gateway's `error` or `message`, after the status.
+fn refusal(status: u16, json: &Value) -> String {
+    json.get("error")
+        .or_else(|| json.get("message"))
+        .and_then(Value::as_str)
+        .map_or_else(
+            || format!("HTTP {status}"),
+            |m| format!("HTTP {status}: {m}"),
+        )
+}
+
+/// A 5xx whose cause another member would give too: no point trying it elsewhere.
+fn refusal_is_final(reason: &str) -> bool {
+    reason.contains("requested lease not found") || reason.contains("lease not found")
+}
+
+/// Standard padded base64 (RFC 4648 §4): how the gateway spells keys and values.
+pub(crate) mod base64 {
+    use ::base64::engine::general_purpose::STANDARD;
+    use ::base64::Engine as _;
+
+    /// `bytes` in padded standard base64.
+    pub(crate) fn encode(bytes: &[u8]) -> String {
+        STANDARD.encode(bytes)
+    }
+
+    /// The bytes of a padded standard base64 text; `None` if it is not one.
+    pub(crate) fn decode(text: &str) -> Option<Vec<u8>> {
+        STANDARD.decode(text).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{base64, refusal};
+    use serde_json::json;
+
+    #[test]
+    fn base64_round_trips_the_rfc_4648_vectors() {
+        for (plain, coded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64::encode(plain.as_bytes()), coded);
+            assert_eq!(base64::decode(coded).as_deref(), Some(plain.as_bytes()));
+        }
+        assert_eq!(base64::decode("Zm9v!"), None, "not an alphabet symbol");
+    }
+
+    #[test]
+    fn a_refusal_names_the_status_and_the_message() {
+        let j = json!({ "error": "etcdserver: permission denied", "code": 7 });
+        assert_eq!(refusal(403, &j), "HTTP 403: etcdserver: permission denied");
+        assert_eq!(refusal(502, &json!({})), "HTTP 502");
+    }
+}

@@ -1,9 +1,12 @@
 //! [`Gateway`]: POSTs JSON to etcd's v3 gateway (`/v3/...`) over `ureq` (HTTP/1.1, plain or
-//! TLS), trying each endpoint in turn.
+//! TLS), trying each endpoint in turn, with etcd's authentication token when a user is set.
 
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{json, Value};
+
+use super::security::Security;
+use crate::fleet::lease::Password;
 
 /// Why a request got no answer from any endpoint, or an error answer from one.
 ///
@@ -48,15 +51,21 @@ pub(crate) struct Gateway {
     scheme: &'static str,
     current: usize,
     agent: ureq::Agent,
+    /// etcd's user and password, if the cluster has authentication on.
+    user: Option<(String, Password)>,
+    /// The token `/v3/auth/authenticate` gave, sent in `Authorization` until etcd refuses it.
+    token: Option<String>,
 }
 
 impl Gateway {
-    pub(crate) fn new(endpoints: Vec<String>, timeout: Duration) -> Gateway {
+    pub(crate) fn new(endpoints: Vec<String>, timeout: Duration, security: &Security) -> Gateway {
         Gateway {
             endpoints,
-            scheme: "http",
+            scheme: if security.tls { "https" } else { "http" },
             current: 0,
-            agent: agent(timeout, ureq::tls::TlsConfig::default()),
+            agent: agent(timeout, security.tls_config()),
+            user: security.user.clone(),
+            token: None,
         }
     }
 
@@ -69,7 +78,8 @@ impl Gateway {
         for i in 0..self.endpoints.len() {
             let at = (self.current + i) % self.endpoints.len();
             let endpoint = &self.endpoints[at];
-            match self.post_once(endpoint, path, body) {
+            let endpoint = endpoint.clone();
+            match self.exchange(&endpoint, path, body) {
                 Ok((200, json)) => {
                     self.current = at;
                     return Ok(Answer::Ok(json));
@@ -79,6 +89,10 @@ impl Gateway {
                         endpoint: endpoint.clone(),
                         reason: refusal(status, &json),
                     };
+                    if status == AUTH_REFUSED {
+                        self.current = at;
+                        return Ok(Answer::Refused(e));
+                    }
                     // A member without a leader, or one that timed out: try another.
                     if status >= 500 && !refusal_is_final(&e.reason) {
                         last = Some(e);
@@ -87,12 +101,7 @@ impl Gateway {
                     self.current = at;
                     return Ok(Answer::Refused(e));
                 }
-                Err(reason) => {
-                    last = Some(GatewayError {
-                        endpoint: endpoint.clone(),
-                        reason,
-                    })
-                }
+                Err(reason) => last = Some(GatewayError { endpoint, reason }),
             }
         }
         Err(last.unwrap_or(GatewayError {
@@ -101,15 +110,61 @@ impl Gateway {
         }))
     }
 
+    /// One request to `endpoint`, with the token when a user is set: authenticates first if
+    /// there is none, and once more (then retries) when etcd refuses the one it has (expired,
+    /// or older than a change of users or roles). A refused authentication is
+    /// [`AUTH_REFUSED`], with etcd's message.
+    fn exchange(&mut self, endpoint: &str, path: &str, body: &str) -> Result<(u16, Value), String> {
+        if self.user.is_none() {
+            return self.post_once(endpoint, path, body, None);
+        }
+        for fresh in [false, true] {
+            if fresh || self.token.is_none() {
+                match self.authenticate(endpoint)? {
+                    Ok(token) => self.token = Some(token),
+                    Err(refused) => return Ok(refused),
+                }
+            }
+            let answer = self.post_once(endpoint, path, body, self.token.as_deref())?;
+            if !(answer.0 != 200 && token_refused(&refusal(answer.0, &answer.1))) || fresh {
+                return Ok(answer);
+            }
+            self.token = None;
+        }
+        unreachable!("the second pass returns")
+    }
+
+    /// A token for the user from `endpoint`, or etcd's refusal (as [`AUTH_REFUSED`]).
+    fn authenticate(&self, endpoint: &str) -> Result<Result<String, (u16, Value)>, String> {
+        let Some((name, password)) = &self.user else {
+            return Ok(Err((AUTH_REFUSED, json!({ "error": "no user" }))));
+        };
+        let body = json!({ "name": name, "password": password.expose() }).to_string();
+        let (status, answer) = self.post_once(endpoint, "/v3/auth/authenticate", &body, None)?;
+        match answer["token"].as_str() {
+            Some(token) if status == 200 => Ok(Ok(token.to_string())),
+            _ => {
+                let why = refusal(status, &answer);
+                let error = format!("authenticate as user {name:?}: {why}");
+                Ok(Err((AUTH_REFUSED, json!({ "error": error }))))
+            }
+        }
+    }
+
     /// One request: the status and the JSON body.
-    fn post_once(&self, endpoint: &str, path: &str, body: &str) -> Result<(u16, Value), String> {
+    fn post_once(
+        &self,
+        endpoint: &str,
+        path: &str,
+        body: &str,
+        token: Option<&str>,
+    ) -> Result<(u16, Value), String> {
         let url = format!("{}://{endpoint}{path}", self.scheme);
-        let mut response = self
-            .agent
-            .post(&url)
-            .content_type("application/json")
-            .send(body)
-            .map_err(describe)?;
+        let mut request = self.agent.post(&url).content_type("application/json");
+        if let Some(token) = token {
+            request = request.header("Authorization", token);
+        }
+        let mut response = request.send(body).map_err(describe)?;
         let status = response.status().as_u16();
         let text = response
             .body_mut()
@@ -118,6 +173,18 @@ impl Gateway {
         let json = serde_json::from_str(&text).map_err(|e| format!("not JSON ({e})"))?;
         Ok((status, json))
     }
+}
+
+/// The status [`Gateway::exchange`] gives a refused authentication (etcd answers 400 or
+/// 401): refused by every member alike, so not tried on another.
+const AUTH_REFUSED: u16 = 401;
+
+/// Whether etcd refused the token itself (not the user's rights): an expired or unknown
+/// token, one issued before the users or roles changed, or none sent.
+fn token_refused(reason: &str) -> bool {
+    reason.contains("invalid auth token")
+        || reason.contains("revision of auth store is old")
+        || reason.contains("user name is empty")
 }
 
 /// The client: every call bounded by `timeout` as a whole (connect, TLS, request and

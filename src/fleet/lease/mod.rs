@@ -30,16 +30,19 @@
 //!
 //! Files: the builder and the acquisition here, [`LeaseError`], [`AcquireProgress`] (what an
 //! acquisition reports), how a claim is kept held while it waits (`held.rs`), the keeper that
-//! renews, the store interface each backend implements, and the owner token.
+//! renews, the store interface each backend implements, the owner token, and the store's
+//! [`Password`].
 
 mod error;
 mod held;
 pub(crate) mod keeper;
 pub(crate) mod owner;
+mod password;
 mod progress;
 pub(crate) mod store;
 
 pub use self::error::LeaseError;
+pub use self::password::Password;
 pub use self::progress::AcquireProgress;
 
 use std::ops::RangeInclusive;
@@ -279,6 +282,10 @@ impl<B: Backend> Lease<B> {
     #[cfg_attr(not(feature = "etcd"), allow(dead_code))]
     pub(crate) fn backend(&self) -> &B {
         &self.backend
+    }
+
+    pub(crate) fn backend_mut(&mut self) -> &mut B {
+        &mut self.backend
     }
 
     /// Claims a free node, waits out the node's mark (and the forgetting rule, where the store

@@ -20,7 +20,7 @@ use snowmint::etcd::EtcdLease;
 use snowmint::lease::{LeaseError, Password};
 use snowmint::{Generator, Layout, WallClock};
 
-const TTL: Duration = Duration::from_secs(2);
+const TTL: Duration = Duration::from_secs(3);
 const MARGIN: Duration = Duration::from_millis(400);
 const PASSWORD: &str = "minter-secret-7f3a";
 
@@ -70,7 +70,7 @@ fn lease(url: &str, certs: &Certs, ca: &PathBuf, password: &str) -> EtcdLease {
         .namespace("tls")
         .ttl(TTL)
         .margin(MARGIN)
-        .io_timeout(Duration::from_secs(2))
+        .io_timeout(Duration::from_secs(1))
         .max_wait(Duration::from_secs(30))
 }
 

@@ -303,16 +303,26 @@ impl EtcdCluster {
         }
     }
 
-    /// One administrative request to the first member that answers: its JSON, which must
-    /// be a 200.
+    /// One administrative request, to each member in turn until one answers 200 (or says the
+    /// user or role already exists: an earlier try applied), for at most [`READY_WITHIN`]: a
+    /// loaded machine may time a member out.
     fn admin(&self, path: &str, body: &serde_json::Value) -> serde_json::Value {
-        let (code, text) = self
-            .members
-            .iter()
-            .find_map(|m| m.client.call("POST", path, &body.to_string()))
-            .unwrap_or_else(|| panic!("no member answers {path}"));
-        assert_eq!(code, 200, "{path}: {text}");
-        serde_json::from_str(&text).expect("JSON")
+        let end = Instant::now() + READY_WITHIN;
+        let mut last = String::new();
+        while Instant::now() < end {
+            for m in &self.members {
+                match m.client.call("POST", path, &body.to_string()) {
+                    Some((200, text)) => return serde_json::from_str(&text).expect("JSON"),
+                    Some((_, text)) if text.contains("already exists") => {
+                        return serde_json::json!({})
+                    }
+                    Some((code, text)) => last = format!("{code}: {text}"),
+                    None => last = "no answer".to_string(),
+                }
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("{path}: {last}");
     }
 
     pub fn client_port(&self, i: usize) -> u16 {

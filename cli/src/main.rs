@@ -21,6 +21,7 @@ mod layouts;
 mod lifetime;
 mod node_arg;
 mod serve;
+mod store_args;
 mod time;
 mod value;
 

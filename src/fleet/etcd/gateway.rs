@@ -77,22 +77,22 @@ impl Gateway {
         let mut last = None;
         for i in 0..self.endpoints.len() {
             let at = (self.current + i) % self.endpoints.len();
-            let endpoint = &self.endpoints[at];
-            let endpoint = endpoint.clone();
+            let endpoint = self.endpoints[at].clone();
             match self.exchange(&endpoint, path, body) {
                 Ok((200, json)) => {
                     self.current = at;
                     return Ok(Answer::Ok(json));
+                }
+                Ok((AUTH_REFUSED, json)) if json["refused_login"].as_bool() == Some(true) => {
+                    self.current = at;
+                    let reason = json["error"].as_str().unwrap_or("").to_string();
+                    return Ok(Answer::Refused(GatewayError { endpoint, reason }));
                 }
                 Ok((status, json)) => {
                     let e = GatewayError {
                         endpoint: endpoint.clone(),
                         reason: refusal(status, &json),
                     };
-                    if status == AUTH_REFUSED {
-                        self.current = at;
-                        return Ok(Answer::Refused(e));
-                    }
                     // A member without a leader, or one that timed out: try another.
                     if status >= 500 && !refusal_is_final(&e.reason) {
                         last = Some(e);
@@ -137,16 +137,27 @@ impl Gateway {
     /// A token for the user from `endpoint`, or etcd's refusal (as [`AUTH_REFUSED`]).
     fn authenticate(&self, endpoint: &str) -> Result<Result<String, (u16, Value)>, String> {
         let Some((name, password)) = &self.user else {
-            return Ok(Err((AUTH_REFUSED, json!({ "error": "no user" }))));
+            return Ok(Err((
+                AUTH_REFUSED,
+                json!({ "error": "no user", "refused_login": true }),
+            )));
         };
         let body = json!({ "name": name, "password": password.expose() }).to_string();
         let (status, answer) = self.post_once(endpoint, "/v3/auth/authenticate", &body, None)?;
         match answer["token"].as_str() {
             Some(token) if status == 200 => Ok(Ok(token.to_string())),
+            // A member without a leader, or one that timed out: another may answer.
+            _ if status >= 500 => Err(format!(
+                "authenticate as user {name:?}: {}",
+                refusal(status, &answer)
+            )),
             _ => {
                 let why = refusal(status, &answer);
                 let error = format!("authenticate as user {name:?}: {why}");
-                Ok(Err((AUTH_REFUSED, json!({ "error": error }))))
+                Ok(Err((
+                    AUTH_REFUSED,
+                    json!({ "error": error, "refused_login": true }),
+                )))
             }
         }
     }
@@ -176,7 +187,8 @@ impl Gateway {
 }
 
 /// The status [`Gateway::exchange`] gives a refused authentication (etcd answers 400 or
-/// 401): refused by every member alike, so not tried on another.
+/// 401), with `refused_login` in its JSON: refused by every member alike, so not tried on
+/// another. A 5xx is not a refusal: the next member is tried.
 const AUTH_REFUSED: u16 = 401;
 
 /// Whether etcd refused the token itself (not the user's rights): an expired or unknown

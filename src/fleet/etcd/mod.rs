@@ -6,7 +6,12 @@
 //! grows: the holder key's `create_revision` ([`Fenced::token`](crate::Fenced::token)). The
 //! rules are the same as for every backend ([`crate::lease`]); the client speaks to etcd's
 //! JSON gateway (`/v3/...`, etcd 3.4 and later) over `ureq`, a blocking HTTP/1.1 client:
-//! no `protoc`, no async runtime.
+//! no `protoc`, no async runtime. A secured cluster: `etcds://` with
+//! [`ca_pem`](Lease::ca_pem), [`client_cert_pem`](Lease::client_cert_pem) and
+//! [`user`](Lease::user) ([`crate::docs::fleets`], "Connecting to a secured store").
+//!
+//! Files: the URL and the backend here, the gateway client (`gateway.rs`), TLS and the user
+//! (`security.rs`), the keys and transactions (`store.rs`).
 //!
 //! Keys, per namespace `NS` and node `N`:
 //! - `snowmint/NS/holder/N`: the owner's token, attached to an etcd lease with the TTL;

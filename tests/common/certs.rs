@@ -13,8 +13,10 @@ use rcgen::{
     ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair, KeyUsagePurpose, SanType,
 };
 
-/// The PEM files of one test's certificates.
+/// The PEM files of one test's certificates, in a directory removed when they are dropped
+/// (declare them before the servers that read them).
 pub struct Certs {
+    dir: PathBuf,
     /// The CA that signed every certificate below but `other_ca`'s.
     pub ca: PathBuf,
     /// A CA that signed none of them (a client trusting it refuses the servers).
@@ -75,6 +77,7 @@ impl Certs {
             )
         };
         Certs {
+            dir: dir.to_path_buf(),
             ca: write("ca.pem", &ca_cert.pem()),
             other_ca: write("other-ca.pem", &other_cert.pem()),
             server: leaf("server", &["127.0.0.1", "localhost"], false, false),
@@ -95,6 +98,12 @@ impl Certs {
             .root_certs(RootCerts::new_with_certs(&[ca]))
             .client_cert(Some(ClientCert::new_with_certs(&[cert], key)))
             .build()
+    }
+}
+
+impl Drop for Certs {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

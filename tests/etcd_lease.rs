@@ -209,7 +209,7 @@ impl Proxy {
         }
     }
 
-    /// One HTTP/1.0 exchange: the request read whole, forwarded, the reply read to its end.
+    /// One exchange: the request read whole, forwarded, the reply read to its end.
     fn serve(
         mut conn: TcpStream,
         member_port: u16,
@@ -230,7 +230,10 @@ impl Proxy {
             if let Some((head, body)) = text.split_once("\r\n\r\n") {
                 let len = head
                     .lines()
-                    .find_map(|l| l.strip_prefix("Content-Length: "))
+                    .find_map(|l| {
+                        let (name, value) = l.split_once(':')?;
+                        name.eq_ignore_ascii_case("content-length").then_some(value)
+                    })
                     .and_then(|v| v.trim().parse::<usize>().ok())
                     .unwrap_or(0);
                 if body.len() >= len {
@@ -247,6 +250,8 @@ impl Proxy {
         let Ok(mut up) = TcpStream::connect(("127.0.0.1", member_port)) else {
             return;
         };
+        // One exchange per connection, both ways: the member closes after its reply.
+        let whole = whole.replacen("\r\n", "\r\nConnection: close\r\n", 1);
         let mut reply = Vec::new();
         if up.write_all(whole.as_bytes()).is_err() || up.read_to_end(&mut reply).is_err() {
             return;

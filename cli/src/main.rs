@@ -21,10 +21,10 @@ mod json;
 mod layout_arg;
 mod layouts;
 mod lease;
-mod lease_store;
 mod lifetime;
 mod node_arg;
 mod serve;
+mod store_args;
 mod time;
 mod value;
 

@@ -7,16 +7,14 @@
 //! one, a test is skipped with a message written straight to stderr (past the test harness's
 //! capture), unless `SNOWMINT_REQUIRE_ETCD=1` (CI sets it), when it fails.
 //!
-//! Readiness and status go over etcd's JSON gateway on the client ports, with plain
-//! HTTP/1.0 requests on a `TcpStream`: `GET /health` and `POST /v3/maintenance/status`.
+//! Readiness and status go over etcd's JSON gateway on the client ports, with `ureq`:
+//! `GET /health` and `POST /v3/maintenance/status`.
 
 #![allow(dead_code)]
 
 #[path = "server.rs"]
 mod server;
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -27,14 +25,53 @@ const READY_WITHIN: Duration = Duration::from_secs(30);
 
 struct Member {
     name: String,
+    /// `http://127.0.0.1:PORT` or `https://...`, and a client for it.
+    client: Client,
     client_port: u16,
     peer_port: u16,
     data_dir: PathBuf,
     child: Option<Child>,
 }
 
+/// A member's base URL and the client that reaches it (a root token once auth is on).
+#[derive(Clone)]
+struct Client {
+    base: String,
+    agent: ureq::Agent,
+    token: Option<String>,
+}
+
+impl Client {
+    fn call(&self, method: &str, path: &str, body: &str) -> Option<(u16, String)> {
+        request(
+            &self.agent,
+            &self.base,
+            method,
+            path,
+            body,
+            self.token.as_deref(),
+        )
+    }
+}
+
+/// TLS on every URL, client and peer, with client certificates required both ways
+/// (`--client-cert-auth`, `--peer-client-cert-auth`).
+#[derive(Clone)]
+pub struct Tls {
+    pub ca: PathBuf,
+    /// The certificate and key of member `i`'s client URL: `client_certs[i]`, else the last
+    /// one (a bad one for some members lets one cluster show each handshake error).
+    pub client_certs: Vec<(PathBuf, PathBuf)>,
+    /// The certificate and key every member presents to its peers (as server and client).
+    pub peer_cert: (PathBuf, PathBuf),
+    /// How the harness itself connects: the CA's roots and the client certificate.
+    pub harness: ureq::tls::TlsConfig,
+}
+
 pub struct EtcdCluster {
     bin: String,
+    /// TLS settings, if the cluster is secured.
+    tls: Option<Tls>,
     dir: PathBuf,
     /// `--initial-cluster-token`: a new one for every cluster made from empty data dirs.
     token: String,
@@ -44,69 +81,75 @@ pub struct EtcdCluster {
     members: Vec<Member>,
 }
 
-/// One HTTP/1.0 request to `host:port`: the status code and the body, or `None` if the
-/// member does not answer within the timeouts.
+/// One request to `host:port` over plain HTTP: the status code and the body, or `None` if
+/// the member does not answer within the timeout.
 pub fn http(host: &str, port: u16, method: &str, path: &str, body: &str) -> Option<(u16, String)> {
-    let addr: SocketAddr = format!("{host}:{port}").parse().ok()?;
-    let mut s = TcpStream::connect_timeout(&addr, Duration::from_millis(500)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
-    s.set_write_timeout(Some(Duration::from_secs(2))).ok()?;
-    let req = format!(
-        "{method} {path} HTTP/1.0\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    s.write_all(req.as_bytes()).ok()?;
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).ok()?;
-    let text = String::from_utf8_lossy(&out);
-    let (head, body) = text.split_once("\r\n\r\n")?;
-    let code = head.split(' ').nth(1)?.parse().ok()?;
-    Some((code, body.to_string()))
+    let base = format!("http://{host}:{port}");
+    request(&agent(None), &base, method, path, body, None)
+}
+
+/// A client that gives statuses back, bounded by two seconds a call, with `tls` if given.
+pub fn agent(tls: Option<ureq::tls::TlsConfig>) -> ureq::Agent {
+    let mut config = ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_secs(2)))
+        .http_status_as_error(false);
+    if let Some(tls) = tls {
+        config = config.tls_config(tls);
+    }
+    config.build().new_agent()
+}
+
+/// One request to `base` (`http://host:port` or `https://...`) with `agent`, carrying
+/// `token` in `Authorization` if given.
+pub fn request(
+    agent: &ureq::Agent,
+    base: &str,
+    method: &str,
+    path: &str,
+    body: &str,
+    token: Option<&str>,
+) -> Option<(u16, String)> {
+    let url = format!("{base}{path}");
+    let mut response = match method {
+        "GET" => agent.get(&url).call().ok()?,
+        _ => {
+            let mut r = agent.post(&url).content_type("application/json");
+            if let Some(token) = token {
+                r = r.header("Authorization", token);
+            }
+            r.send(body).ok()?
+        }
+    };
+    let code = response.status().as_u16();
+    Some((code, response.body_mut().read_to_string().ok()?))
 }
 
 /// Standard base64, padded: how the JSON gateway takes keys and values.
-fn base64(bytes: &[u8]) -> String {
-    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ABC[(n >> (18 - 6 * i) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+pub fn base64(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 impl Member {
     fn peer_url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.peer_port)
+        let scheme = if self.client.base.starts_with("https") {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://127.0.0.1:{}", self.peer_port)
     }
 
     /// Whether the member answers `/health` with `"health":"true"` (it has a leader).
     fn healthy(&self) -> bool {
-        http("127.0.0.1", self.client_port, "GET", "/health", "")
+        self.client
+            .call("GET", "/health", "")
             .is_some_and(|(code, body)| code == 200 && body.contains("\"health\":\"true\""))
     }
 
     /// `(member_id, leader)` from the member's status, as etcd prints them (decimal strings).
     fn status(&self) -> Option<(String, String)> {
-        let (code, body) = http(
-            "127.0.0.1",
-            self.client_port,
-            "POST",
-            "/v3/maintenance/status",
-            "{}",
-        )?;
+        let (code, body) = self.client.call("POST", "/v3/maintenance/status", "{}")?;
         if code != 200 {
             return None;
         }
@@ -133,6 +176,16 @@ impl EtcdCluster {
     /// As [`start`](Self::start), the client ports listening also on `extra_host` (an
     /// address of this machine, such as the host side of a veth pair).
     pub fn start_with(test: &str, extra_host: Option<&str>) -> Option<EtcdCluster> {
+        EtcdCluster::start_full(test, extra_host, None)
+    }
+
+    /// A running cluster with TLS on every URL and client certificates required, or `None`
+    /// if `etcd` is not installed (and not required).
+    pub fn start_tls(test: &str, tls: Tls) -> Option<EtcdCluster> {
+        EtcdCluster::start_full(test, None, Some(tls))
+    }
+
+    fn start_full(test: &str, extra_host: Option<&str>, tls: Option<Tls>) -> Option<EtcdCluster> {
         let bin = server::binary(
             test,
             "SNOWMINT_ETCD",
@@ -145,17 +198,22 @@ impl EtcdCluster {
         for attempt in 0..3 {
             let mut cluster = EtcdCluster {
                 bin: bin.clone(),
+                tls: tls.clone(),
                 dir: dir.clone(),
                 token: String::new(),
                 generation: attempt,
                 extra_host: extra_host.map(str::to_string),
                 members: (1..=3)
-                    .map(|i| Member {
-                        name: format!("m{i}"),
-                        client_port: server::free_port(),
-                        peer_port: server::free_port(),
-                        data_dir: dir.join(format!("g{attempt}-m{i}")),
-                        child: None,
+                    .map(|i| {
+                        let client_port = server::free_port();
+                        Member {
+                            name: format!("m{i}"),
+                            client: member_client(tls.as_ref(), client_port),
+                            client_port,
+                            peer_port: server::free_port(),
+                            data_dir: dir.join(format!("g{attempt}-m{i}")),
+                            child: None,
+                        }
                     })
                     .collect(),
             };
@@ -187,14 +245,84 @@ impl EtcdCluster {
             .collect()
     }
 
-    /// `etcd://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3`.
+    /// `etcd://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3` (`etcds://` with TLS).
     pub fn url(&self) -> String {
         self.url_on("127.0.0.1")
     }
 
     /// The cluster's URL with every endpoint on `host`.
     pub fn url_on(&self, host: &str) -> String {
-        format!("etcd://{}", self.endpoints_on(host).join(","))
+        let scheme = if self.tls.is_some() { "etcds" } else { "etcd" };
+        format!("{scheme}://{}", self.endpoints_on(host).join(","))
+    }
+
+    /// Adds etcd user `name` with a role of its own that may read and write the keys from
+    /// `from` up to `to` (exclusive), `READWRITE`; before [`enable_auth`](Self::enable_auth)
+    /// or after it (as root).
+    pub fn add_user(&self, name: &str, password: &str, from: &str, to: &str) {
+        let role = format!("{name}-role");
+        self.admin("/v3/auth/role/add", &serde_json::json!({ "name": role }));
+        self.admin(
+            "/v3/auth/role/grant",
+            &serde_json::json!({ "name": role, "perm": {
+                "key": base64(from.as_bytes()),
+                "range_end": base64(to.as_bytes()),
+                "permType": "READWRITE",
+            } }),
+        );
+        self.admin(
+            "/v3/auth/user/add",
+            &serde_json::json!({ "name": name, "password": password }),
+        );
+        self.admin(
+            "/v3/auth/user/grant",
+            &serde_json::json!({ "user": name, "role": role }),
+        );
+    }
+
+    /// Turns etcd's authentication on with user `root` (password `root_password`, role
+    /// `root`); the harness's own requests carry root's token from then on.
+    pub fn enable_auth(&mut self, root_password: &str) {
+        self.admin(
+            "/v3/auth/user/add",
+            &serde_json::json!({ "name": "root", "password": root_password }),
+        );
+        self.admin("/v3/auth/role/add", &serde_json::json!({ "name": "root" }));
+        self.admin(
+            "/v3/auth/user/grant",
+            &serde_json::json!({ "user": "root", "role": "root" }),
+        );
+        self.admin("/v3/auth/enable", &serde_json::json!({}));
+        let answer = self.admin(
+            "/v3/auth/authenticate",
+            &serde_json::json!({ "name": "root", "password": root_password }),
+        );
+        let token = answer["token"].as_str().expect("root's token").to_string();
+        for m in &mut self.members {
+            m.client.token = Some(token.clone());
+        }
+    }
+
+    /// One administrative request, to each member in turn until one answers 200 (or says the
+    /// user or role already exists: an earlier try applied), for at most [`READY_WITHIN`]: a
+    /// loaded machine may time a member out.
+    fn admin(&self, path: &str, body: &serde_json::Value) -> serde_json::Value {
+        let end = Instant::now() + READY_WITHIN;
+        let mut last = String::new();
+        while Instant::now() < end {
+            for m in &self.members {
+                match m.client.call("POST", path, &body.to_string()) {
+                    Some((200, text)) => return serde_json::from_str(&text).expect("JSON"),
+                    Some((_, text)) if text.contains("already exists") => {
+                        return serde_json::json!({})
+                    }
+                    Some((code, text)) => last = format!("{code}: {text}"),
+                    None => last = "no answer".to_string(),
+                }
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("{path}: {last}");
     }
 
     pub fn client_port(&self, i: usize) -> u16 {
@@ -316,7 +444,7 @@ impl EtcdCluster {
         let body = format!(r#"{{"key":"{}"}}"#, base64(key.as_bytes()));
         self.members
             .iter()
-            .find_map(|m| http("127.0.0.1", m.client_port, "POST", "/v3/kv/range", &body))
+            .find_map(|m| m.client.call("POST", "/v3/kv/range", &body))
             .is_some_and(|(code, body)| code == 200 && body.contains(r#""kvs""#))
     }
 
@@ -371,9 +499,27 @@ impl EtcdCluster {
             .collect::<Vec<_>>()
             .join(",");
         let m = &self.members[i];
-        let mut client_urls = format!("http://127.0.0.1:{}", m.client_port);
+        let mut client_urls = m.client.base.clone();
         if let Some(host) = &self.extra_host {
             client_urls.push_str(&format!(",http://{host}:{}", m.client_port));
+        }
+        let mut tls_flags: Vec<std::ffi::OsString> = Vec::new();
+        if let Some(tls) = &self.tls {
+            let (cert, key) = &tls.client_certs[i.min(tls.client_certs.len() - 1)];
+            let (peer_cert, peer_key) = &tls.peer_cert;
+            for (flag, path) in [
+                ("--cert-file", cert),
+                ("--key-file", key),
+                ("--trusted-ca-file", &tls.ca),
+                ("--peer-cert-file", peer_cert),
+                ("--peer-key-file", peer_key),
+                ("--peer-trusted-ca-file", &tls.ca),
+            ] {
+                tls_flags.push(flag.into());
+                tls_flags.push(path.into());
+            }
+            tls_flags.push("--client-cert-auth".into());
+            tls_flags.push("--peer-client-cert-auth".into());
         }
         let log_path = self
             .dir
@@ -399,6 +545,7 @@ impl EtcdCluster {
             .args(["--initial-cluster", &initial_cluster])
             .args(["--initial-cluster-state", "new"])
             .args(["--initial-cluster-token", &self.token])
+            .args(&tls_flags)
             // Fail-over in about half a second instead of the default's seconds.
             .args(["--heartbeat-interval", "50", "--election-timeout", "500"])
             .args([
@@ -426,6 +573,22 @@ impl EtcdCluster {
 /// `$SNOWMINT_ETCDCTL`, else `etcdctl` on `PATH` (it comes with etcd).
 fn etcdctl() -> String {
     std::env::var("SNOWMINT_ETCDCTL").unwrap_or_else(|_| "etcdctl".to_string())
+}
+
+/// How the harness reaches a member on `port`: plain, or TLS with the harness's settings.
+fn member_client(tls: Option<&Tls>, port: u16) -> Client {
+    match tls {
+        Some(tls) => Client {
+            base: format!("https://127.0.0.1:{port}"),
+            agent: agent(Some(tls.harness.clone())),
+            token: None,
+        },
+        None => Client {
+            base: format!("http://127.0.0.1:{port}"),
+            agent: agent(None),
+            token: None,
+        },
+    }
 }
 
 impl Drop for EtcdCluster {

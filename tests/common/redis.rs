@@ -16,8 +16,19 @@ use std::path::PathBuf;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
+/// TLS only (`--port 0 --tls-port PORT`), client certificates required (Redis's default).
+#[derive(Clone)]
+pub struct RedisTls {
+    pub ca: PathBuf,
+    /// The server's certificate and key.
+    pub cert: (PathBuf, PathBuf),
+    /// The certificate and key `redis-cli` presents for the harness's own commands.
+    pub client: (PathBuf, PathBuf),
+}
+
 pub struct RedisServer {
     bin: String,
+    tls: Option<RedisTls>,
     port: u16,
     dir: PathBuf,
     /// Another address to listen on besides loopback (the host side of a veth pair).
@@ -34,6 +45,20 @@ impl RedisServer {
     /// As [`start`](Self::start), listening also on `extra_bind` (an address of this
     /// machine, such as the host side of a veth pair).
     pub fn start_on(test: &str, extra_bind: Option<&str>) -> Option<RedisServer> {
+        RedisServer::start_full(test, extra_bind, None)
+    }
+
+    /// A running server that speaks only TLS, or `None` if `redis-server` is not installed
+    /// (and not required). The harness's own commands go through `redis-cli --tls`.
+    pub fn start_tls(test: &str, tls: RedisTls) -> Option<RedisServer> {
+        RedisServer::start_full(test, None, Some(tls))
+    }
+
+    fn start_full(
+        test: &str,
+        extra_bind: Option<&str>,
+        tls: Option<RedisTls>,
+    ) -> Option<RedisServer> {
         let bin = server::binary(
             test,
             "SNOWMINT_REDIS_SERVER",
@@ -46,6 +71,7 @@ impl RedisServer {
         for _ in 0..5 {
             let mut server = RedisServer {
                 bin: bin.clone(),
+                tls: tls.clone(),
                 port: server::free_port(),
                 dir: dir.clone(),
                 extra_bind: extra_bind.map(str::to_string),
@@ -64,7 +90,22 @@ impl RedisServer {
 
     /// The server's URL on `host` (loopback, or the extra address).
     pub fn url_on(&self, host: &str) -> String {
-        format!("redis://{host}:{}/", self.port)
+        let scheme = if self.tls.is_some() {
+            "rediss"
+        } else {
+            "redis"
+        };
+        format!("{scheme}://{host}:{}/", self.port)
+    }
+
+    /// The server's URL for ACL user `user` (no password in it).
+    pub fn url_as(&self, user: &str) -> String {
+        let scheme = if self.tls.is_some() {
+            "rediss"
+        } else {
+            "redis"
+        };
+        format!("{scheme}://{user}@127.0.0.1:{}/", self.port)
     }
 
     pub fn port(&self) -> u16 {
@@ -83,8 +124,16 @@ impl RedisServer {
         } else {
             "yes"
         };
+        let port = self.port.to_string();
+        let mut ports = vec!["--port", &port];
+        if let Some(tls) = &self.tls {
+            ports = vec!["--port", "0", "--tls-port", &port];
+            ports.extend(["--tls-cert-file", path(&tls.cert.0)]);
+            ports.extend(["--tls-key-file", path(&tls.cert.1)]);
+            ports.extend(["--tls-ca-cert-file", path(&tls.ca)]);
+        }
         let child = Command::new(&self.bin)
-            .args(["--port", &self.port.to_string()])
+            .args(&ports)
             .arg("--bind")
             .args(&bind)
             .args(["--protected-mode", protected])
@@ -114,6 +163,9 @@ impl RedisServer {
     }
 
     fn ping(&self) -> bool {
+        if self.tls.is_some() {
+            return self.cli(&["PING"]).is_some_and(|out| out == "PONG");
+        }
         let Ok(mut s) = TcpStream::connect(("127.0.0.1", self.port)) else {
             return false;
         };
@@ -176,6 +228,9 @@ impl RedisServer {
     /// Runs a command over raw RESP and returns the reply's value line (a bulk string's
     /// value, an integer as `:N`, `$-1` for nil).
     pub fn command(&self, args: &[&str]) -> String {
+        if self.tls.is_some() {
+            return self.cli(args).expect("redis-cli answers");
+        }
         let mut s = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
         s.set_read_timeout(Some(Duration::from_secs(2)))
             .expect("timeout");
@@ -204,6 +259,35 @@ impl RedisServer {
         let text = String::from_utf8_lossy(&out).trim_end().to_string();
         text.lines().last().unwrap_or("").to_string()
     }
+}
+
+impl RedisServer {
+    /// One command through `redis-cli --tls` with the harness's certificate (not checking
+    /// the server's, which some tests make bad on purpose): its output's last line, or
+    /// `None` if it failed.
+    fn cli(&self, args: &[&str]) -> Option<String> {
+        let tls = self.tls.as_ref()?;
+        let out = Command::new("redis-cli")
+            .args([
+                "--tls",
+                "--insecure",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+            ])
+            .args(["--cacert", path(&tls.ca)])
+            .args(["--cert", path(&tls.client.0), "--key", path(&tls.client.1)])
+            .args(args)
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&out.stdout).trim_end().to_string();
+        (out.status.success()).then(|| text.lines().last().unwrap_or("").to_string())
+    }
+}
+
+fn path(p: &std::path::Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
 }
 
 impl Drop for RedisServer {

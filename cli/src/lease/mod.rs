@@ -17,8 +17,8 @@ use snowmint::lease::{FloorRaised, LeaseError, NamespaceState};
 use snowmint::redis::RedisLease;
 
 use crate::error::CliError;
-use crate::lease_store::StoreArgs;
 use crate::serve::with_cause;
+use crate::store_args::StoreArgs;
 
 /// Inspect a namespace's node leases, or raise its floor after a restore
 ///
@@ -44,8 +44,8 @@ enum Command {
 /// The store flags of every `snowmint lease` command.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Store {
-    /// The lease's store: Redis (redis://HOST:PORT/DB) or an etcd cluster
-    /// (etcd://HOST:PORT,HOST:PORT,...), as given to `snowmint serve --lease`
+    /// The lease's store: Redis (redis://HOST:PORT/DB, rediss:// for TLS) or an etcd cluster
+    /// (etcd://HOST:PORT,HOST:PORT,..., etcds:// for TLS), as given to `snowmint serve --lease`
     #[arg(long, value_name = "URL")]
     lease: String,
 
@@ -62,20 +62,19 @@ enum Site {
 impl Store {
     fn site(&self) -> Result<Site, CliError> {
         let url = self.lease.as_str();
-        let parsed = |e: LeaseError| CliError::input(format_args!("--lease: {}", with_cause(&e)));
         // An operator's call is a few round trips: 5 s each unless told: a loaded store answers late.
         let timeout = self.store.lease_timeout.unwrap_or(Duration::from_secs(5));
         let ns = self.store.namespace.as_str();
-        if url.starts_with("etcd://") {
-            let lease = EtcdLease::new(url).map_err(parsed)?;
+        if url.starts_with("etcd://") || url.starts_with("etcds://") {
+            let lease = self.store.etcd(url)?;
             Ok(Site::Etcd(lease.namespace(ns).io_timeout(timeout)))
         } else if url.starts_with("redis://") || url.starts_with("rediss://") {
-            let lease = RedisLease::new(url).map_err(parsed)?;
+            let lease = self.store.redis(url)?;
             Ok(Site::Redis(lease.namespace(ns).io_timeout(timeout)))
         } else {
             Err(CliError::input(format_args!(
-                "--lease: {url:?} is neither a Redis URL (redis://HOST:PORT/DB) nor an etcd cluster \
-                 (etcd://HOST:PORT,HOST:PORT,...)"
+                "--lease: {url:?} is neither a Redis URL (redis://HOST:PORT/DB, rediss:// for TLS) \
+                 nor an etcd cluster (etcd://HOST:PORT,HOST:PORT,..., etcds:// for TLS)"
             )))
         }
     }

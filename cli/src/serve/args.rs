@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use crate::escape::quoted;
 use crate::layout_arg::{self, NamedLayout};
-use crate::lease_store::StoreArgs;
 use crate::node_arg::NodeArgs;
+use crate::store_args::StoreArgs;
 use crate::value::{self, duration};
 
 /// The largest `--max-batch`: a million IDs is a 21 MB text body, minted in about a quarter
@@ -86,8 +86,8 @@ pub struct Args {
 /// The flags of a node number leased from Redis or etcd.
 #[derive(Debug, Clone, clap::Args)]
 pub struct LeaseArgs {
-    /// Lease the node number from Redis (redis://HOST:PORT/DB) or from an etcd cluster
-    /// (etcd://HOST:PORT,HOST:PORT,...), renewed in the background, released on exit (instead
+    /// Lease the node number from Redis (redis://HOST:PORT/DB, rediss:// for TLS) or from an
+    /// etcd cluster (etcd://HOST:PORT,HOST:PORT,..., etcds:// for TLS), renewed in the background, released on exit (instead
     /// of --node or --node-from). The service listens first; a start the store cannot vouch
     /// for (a new namespace, a store that may have lost writes) then waits one --ttl plus the
     /// margin before it mints, GET /readyz saying so meanwhile

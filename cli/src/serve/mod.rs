@@ -35,9 +35,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use axum::serve::ListenerExt;
-use snowmint::etcd::EtcdLease;
 use snowmint::lease::{AcquireProgress, Backend, Lease, LeaseError};
-use snowmint::redis::RedisLease;
 use snowmint::{Fenced, Layout, ShardError, ShardedGenerator, ShardedGeneratorBuilder, TscClock};
 
 use self::args::LeaseArgs;
@@ -155,18 +153,15 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
         Some(url) => {
             // The URL and flags are checked now, before listening: a mistake exits at once.
-            let parsed =
-                |e: LeaseError| CliError::input(format_args!("--lease: {}", with_cause(&e)));
-            let (claim, backend) = if url.starts_with("etcd://") {
-                let lease = EtcdLease::new(url).map_err(parsed)?;
-                (claimer(lease, &args.lease, builder), "etcd")
+            let store = &args.lease.store;
+            let (claim, backend) = if url.starts_with("etcd://") || url.starts_with("etcds://") {
+                (claimer(store.etcd(url)?, &args.lease, builder), "etcd")
             } else if url.starts_with("redis://") || url.starts_with("rediss://") {
-                let lease = RedisLease::new(url).map_err(parsed)?;
-                (claimer(lease, &args.lease, builder), "redis")
+                (claimer(store.redis(url)?, &args.lease, builder), "redis")
             } else {
                 return Err(CliError::input(format_args!(
-                    "--lease: {url:?} is neither a Redis URL (redis://HOST:PORT/DB) nor an etcd cluster \
-                     (etcd://HOST:PORT,HOST:PORT,...)"
+                    "--lease: {url:?} is neither a Redis URL (redis://HOST:PORT/DB, rediss:// for TLS) \
+                     nor an etcd cluster (etcd://HOST:PORT,HOST:PORT,..., etcds:// for TLS)"
                 )));
             };
             let site = LeaseSite {

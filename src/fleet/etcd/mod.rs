@@ -5,9 +5,13 @@
 //! of a minority of the cluster's members, and every claim gets a **fencing token** that only
 //! grows: the holder key's `create_revision` ([`Fenced::token`](crate::Fenced::token)). The
 //! rules are the same as for every backend ([`crate::lease`]); the client speaks to etcd's
-//! JSON gateway (`/v3/...`, etcd 3.4 and later) over plain HTTP with this crate's own small
-//! blocking client: no `protoc`, no async runtime. TLS is not supported: run it on a trusted
-//! network, or behind a local TLS proxy.
+//! JSON gateway (`/v3/...`, etcd 3.4 and later) over `ureq`, a blocking HTTP/1.1 client:
+//! no `protoc`, no async runtime. A secured cluster: `etcds://` with
+//! [`ca_pem`](Lease::ca_pem), [`client_cert_pem`](Lease::client_cert_pem) and
+//! [`user`](Lease::user) ([`crate::docs::fleets`], "Connecting to a secured store").
+//!
+//! Files: the URL and the backend here, the gateway client (`gateway.rs`), TLS and the user
+//! (`security.rs`), the keys and transactions (`store.rs`).
 //!
 //! Keys, per namespace `NS` and node `N`:
 //! - `snowmint/NS/holder/N`: the owner's token, attached to an etcd lease with the TTL;
@@ -28,18 +32,19 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod base64;
-mod http;
+mod gateway;
 mod operator;
+mod security;
 mod store;
 
-pub use self::http::GatewayError;
+pub use self::gateway::GatewayError;
 pub use crate::fleet::lease::{Lease, LeaseError};
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use self::http::Gateway;
+use self::gateway::Gateway;
+use self::security::Security;
 use self::store::EtcdStore;
 use crate::fleet::fence::Note;
 
@@ -54,6 +59,7 @@ use crate::fleet::fence::Note;
 #[derive(Debug, Clone)]
 pub struct Etcd {
     endpoints: Vec<String>,
+    security: Security,
 }
 
 impl crate::fleet::lease::sealed_backend::Sealed for Etcd {
@@ -70,7 +76,7 @@ impl crate::fleet::lease::sealed_backend::Sealed for Etcd {
         layout: &str,
     ) -> Result<EtcdStore, LeaseError> {
         Ok(EtcdStore::new(
-            Gateway::new(self.endpoints.clone(), io_timeout),
+            Gateway::new(self.endpoints.clone(), io_timeout, &self.security),
             (namespace, owner.to_string()),
             ttl,
             layout,
@@ -149,42 +155,69 @@ pub type EtcdLease = Lease<Etcd>;
 
 impl Lease<Etcd> {
     /// A lease from the etcd cluster at `url`: `etcd://HOST:PORT,HOST:PORT,...` (each
-    /// member's client address; `http://` in front of each is accepted too). Namespace
-    /// `default`, TTL 10 s, margin a fifth of the TTL, `max_wait` 10 s, every node of the
-    /// layout (at most 65,536). Nothing is connected until [`acquire`](Lease::acquire).
+    /// member's client address; `http://` in front of each is accepted too), or
+    /// `etcds://HOST:PORT,...` (or `https://` in front of each) for TLS, which then takes
+    /// [`ca_pem`](Lease::ca_pem), [`client_cert_pem`](Lease::client_cert_pem) and
+    /// [`user`](Lease::user). Namespace `default`, TTL 10 s, margin a fifth of the TTL,
+    /// `max_wait` 10 s, every node of the layout (at most 65,536). Nothing is connected
+    /// until [`acquire`](Lease::acquire).
     ///
     /// ```
     /// use snowmint::etcd::EtcdLease;
     /// assert!(EtcdLease::new("etcd://127.0.0.1:2379").is_ok());
     /// assert!(EtcdLease::new("http://a:2379,http://b:2379").is_ok());
+    /// assert!(EtcdLease::new("etcds://a:2379,b:2379")?.is_tls());
     /// let err = EtcdLease::new("etcd://127.0.0.1").unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),
     ///     "could not parse the etcd URL in etcd: \"127.0.0.1\" is not HOST:PORT (a port from 1 to 65535); \
-    ///      expected etcd://HOST:PORT,HOST:PORT,..."
+    ///      expected etcd://HOST:PORT,HOST:PORT,... or etcds://HOST:PORT,..."
     /// );
+    /// let err = EtcdLease::new("https://a:2379,http://b:2379").unwrap_err();
+    /// assert!(err.to_string().contains("both plain and TLS endpoints"), "{err}");
+    /// # Ok::<(), snowmint::lease::LeaseError>(())
     /// ```
     pub fn new(url: &str) -> Result<EtcdLease, LeaseError> {
-        let list = url.strip_prefix("etcd://").unwrap_or(url);
+        let parse_error = |text: String| LeaseError::Etcd {
+            action: "parse the etcd URL",
+            cause: Arc::new(Note::new(text)),
+        };
+        let (list, mut tls) = match url.strip_prefix("etcds://") {
+            Some(list) => (list, Some(true)),
+            None => (url.strip_prefix("etcd://").unwrap_or(url), None),
+        };
         let mut endpoints = Vec::new();
         for part in list.split(',') {
             let part = part.trim();
-            let bare = part.strip_prefix("http://").unwrap_or(part);
+            let (bare, https) = if let Some(rest) = part.strip_prefix("https://") {
+                (rest, true)
+            } else {
+                (part.strip_prefix("http://").unwrap_or(part), false)
+            };
+            // A bare `host:port` follows the URL's scheme; `http://`/`https://` say their own.
+            let https = https || (tls == Some(true) && !part.starts_with("http://"));
+            if *tls.get_or_insert(https) != https {
+                return Err(parse_error(format!(
+                    "{url:?} names both plain and TLS endpoints; use one scheme for the cluster"
+                )));
+            }
             let bare = bare.strip_suffix('/').unwrap_or(bare);
             let port_ok = bare.rsplit_once(':').is_some_and(|(host, port)| {
                 !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0)
             });
             if !port_ok {
-                return Err(LeaseError::Etcd {
-                    action: "parse the etcd URL",
-                    cause: Arc::new(Note::new(format!(
-                        "{bare:?} is not HOST:PORT (a port from 1 to 65535); expected etcd://HOST:PORT,HOST:PORT,..."
-                    ))),
-                });
+                return Err(parse_error(format!(
+                    "{bare:?} is not HOST:PORT (a port from 1 to 65535); expected \
+                     etcd://HOST:PORT,HOST:PORT,... or etcds://HOST:PORT,..."
+                )));
             }
             endpoints.push(bare.to_string());
         }
-        Ok(Lease::with_backend(Etcd { endpoints }))
+        let security = Security::new(tls == Some(true));
+        Ok(Lease::with_backend(Etcd {
+            endpoints,
+            security,
+        }))
     }
 
     /// The cluster's client endpoints, in the order they are tried first.

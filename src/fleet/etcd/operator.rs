@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::base64;
+use super::gateway::base64;
 use super::store::{kvs, modified_at, number, prefix_end, record_kv, text, EtcdStore};
 use crate::fleet::lease::{FloorRaised, LeaseError, NamespaceState, NodeState, RecordState};
 

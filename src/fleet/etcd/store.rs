@@ -17,8 +17,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::base64;
-use super::http::{Answer, Gateway};
+use super::gateway::{base64, Answer, Gateway};
 use crate::fleet::fence::Note;
 use crate::fleet::lease::store::{Claim, Store};
 use crate::fleet::lease::{FloorRaised, LeaseError, NamespaceState};

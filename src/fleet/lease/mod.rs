@@ -34,20 +34,22 @@
 //!
 //! Files: the builder and the acquisition here, [`LeaseError`], [`AcquireProgress`] (what an
 //! acquisition reports), how a claim is kept held while it waits (`held.rs`), the keeper that
-//! renews, the store interface each backend implements, the owner token, and the operator's
-//! calls ([`list`](Lease::list), [`raise_floor`](Lease::raise_floor) in `operator.rs`; what
-//! they report in `state.rs`).
+//! renews, the store interface each backend implements, the owner token, the store's
+//! [`Password`], and the operator's calls ([`list`](Lease::list),
+//! [`raise_floor`](Lease::raise_floor) in `operator.rs`; what they report in `state.rs`).
 
 mod error;
 mod held;
 pub(crate) mod keeper;
 mod operator;
 pub(crate) mod owner;
+mod password;
 mod progress;
 mod state;
 pub(crate) mod store;
 
 pub use self::error::LeaseError;
+pub use self::password::Password;
 pub use self::progress::AcquireProgress;
 pub use self::state::{FloorRaised, NamespaceState, NodeState, RecordState};
 
@@ -288,6 +290,10 @@ impl<B: Backend> Lease<B> {
     #[cfg_attr(not(feature = "etcd"), allow(dead_code))]
     pub(crate) fn backend(&self) -> &B {
         &self.backend
+    }
+
+    pub(crate) fn backend_mut(&mut self) -> &mut B {
+        &mut self.backend
     }
 
     /// Claims a free node, waits out the node's mark (and the forgetting rule, where the store

@@ -30,6 +30,7 @@
 //! ```
 
 mod operator;
+mod security;
 mod store;
 
 pub use crate::fleet::lease::{Lease, LeaseError};
@@ -47,6 +48,10 @@ use self::store::{redis_error, Conn, Record, RedisStore};
 #[derive(Debug, Clone)]
 pub struct Redis {
     client: ::redis::Client,
+    /// The URL's address and settings, with the password set apart from the URL.
+    info: ::redis::ConnectionInfo,
+    /// The CA certificates and client certificate for `rediss://` (PEM, as given).
+    tls: security::TlsFiles,
 }
 
 impl crate::fleet::lease::sealed_backend::Sealed for Redis {
@@ -167,7 +172,10 @@ fn key_prefix(namespace: &str) -> String {
 pub type RedisLease = Lease<Redis>;
 
 impl Lease<Redis> {
-    /// A lease from the Redis at `url` (`redis://host:port/db`), namespace `default`, TTL
+    /// A lease from the Redis at `url` (`redis://host:port/db`, or `rediss://` for TLS,
+    /// which then takes [`ca_pem`](Lease::ca_pem) and
+    /// [`client_cert_pem`](Lease::client_cert_pem); `USER@` before the host for an ACL user
+    /// whose [`password`](Lease::password) is given apart), namespace `default`, TTL
     /// 10 s, margin a fifth of the TTL, `max_wait` 10 s, every node of the layout (at
     /// most 65,536). Nothing is connected until [`acquire`](Lease::acquire).
     ///
@@ -177,9 +185,15 @@ impl Lease<Redis> {
     /// assert!(RedisLease::new("not a url").is_err());
     /// ```
     pub fn new(url: &str) -> Result<RedisLease, LeaseError> {
-        let client =
-            ::redis::Client::open(url).map_err(|e| redis_error("parse the Redis URL", e))?;
-        Ok(Lease::with_backend(Redis { client }))
+        let info = ::redis::IntoConnectionInfo::into_connection_info(url)
+            .map_err(|e| redis_error("parse the Redis URL", e))?;
+        let client = ::redis::Client::open(info.clone())
+            .map_err(|e| redis_error("parse the Redis URL", e))?;
+        Ok(Lease::with_backend(Redis {
+            client,
+            info,
+            tls: security::TlsFiles::default(),
+        }))
     }
 
     /// The prefix of this namespace's node keys.

@@ -55,7 +55,7 @@ pub struct Store {
 
 /// A namespace's store, opened from the flags.
 enum Site {
-    Redis(RedisLease),
+    Redis(Box<RedisLease>),
     Etcd(EtcdLease),
 }
 
@@ -70,7 +70,7 @@ impl Store {
             Ok(Site::Etcd(lease.namespace(ns).io_timeout(timeout)))
         } else if url.starts_with("redis://") || url.starts_with("rediss://") {
             let lease = self.store.redis(url)?;
-            Ok(Site::Redis(lease.namespace(ns).io_timeout(timeout)))
+            Ok(Site::Redis(Box::new(lease.namespace(ns).io_timeout(timeout))))
         } else {
             Err(CliError::input(format_args!(
                 "--lease: {url:?} is neither a Redis URL (redis://HOST:PORT/DB, rediss:// for TLS) \

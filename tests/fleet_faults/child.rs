@@ -9,6 +9,8 @@ use snowmint::lease::AcquireProgress;
 use snowmint::redis::RedisLease;
 use snowmint::{FenceError, Fenced, Generator, Layout};
 
+#[cfg(feature = "etcd")]
+use crate::fleet::ChildTls;
 use crate::settings::*;
 use crate::stepped_clock::{SteppedClock, CLOCK_FILE};
 
@@ -89,6 +91,7 @@ pub(crate) fn run() {
                 #[cfg(feature = "etcd")]
                 "etcd" => snowmint::etcd::EtcdLease::new(&url)
                     .map_err(|e| e.to_string())
+                    .and_then(secured)
                     .and_then(|l| {
                         l.namespace(&namespace)
                             .ttl(ttl)
@@ -211,4 +214,20 @@ pub(crate) fn run() {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "STATS {}", counts());
     let _ = out.flush();
+}
+
+/// The etcd lease with the CA, client certificate and user the parent named
+/// (`Fleet::secured`), or as it is when it named none.
+#[cfg(feature = "etcd")]
+fn secured(lease: snowmint::etcd::EtcdLease) -> Result<snowmint::etcd::EtcdLease, String> {
+    let Some(tls) = ChildTls::from_env() else {
+        return Ok(lease);
+    };
+    let read = |p: &std::path::Path| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
+    Ok(lease
+        .ca_pem(&read(&tls.ca)?)
+        .map_err(|e| e.to_string())?
+        .client_cert_pem(&read(&tls.cert)?, &read(&tls.key)?)
+        .map_err(|e| e.to_string())?
+        .user(&tls.user, snowmint::lease::Password::new(tls.password)))
 }

@@ -77,6 +77,54 @@ pub(crate) struct Fleet {
     pub(crate) namespace: String,
     pub(crate) dir: PathBuf,
     pub(crate) minters: Vec<Minter>,
+    /// The CA, client certificate and user every minter reaches a secured store with.
+    pub(crate) tls: Option<ChildTls>,
+}
+
+/// How a minter reaches a secured etcd cluster: passed in its environment, the password
+/// too (never on a command line).
+#[derive(Clone)]
+#[cfg_attr(not(feature = "etcd"), allow(dead_code))]
+pub(crate) struct ChildTls {
+    pub(crate) ca: PathBuf,
+    pub(crate) cert: PathBuf,
+    pub(crate) key: PathBuf,
+    pub(crate) user: String,
+    pub(crate) password: String,
+}
+
+#[cfg_attr(not(feature = "etcd"), allow(dead_code))]
+impl ChildTls {
+    const VARS: [&'static str; 5] = [
+        "SNOWMINT_FAULT_CA",
+        "SNOWMINT_FAULT_CERT",
+        "SNOWMINT_FAULT_KEY",
+        "SNOWMINT_FAULT_USER",
+        "SNOWMINT_FAULT_PASSWORD",
+    ];
+
+    /// The settings in this process's environment, if the parent set them.
+    pub(crate) fn from_env() -> Option<ChildTls> {
+        let [ca, cert, key, user, password] = Self::VARS.map(|v| std::env::var(v).ok());
+        Some(ChildTls {
+            ca: ca?.into(),
+            cert: cert?.into(),
+            key: key?.into(),
+            user: user?,
+            password: password?,
+        })
+    }
+
+    fn env(&self) -> [(&'static str, std::ffi::OsString); 5] {
+        let [ca, cert, key, user, password] = Self::VARS;
+        [
+            (ca, self.ca.clone().into()),
+            (cert, self.cert.clone().into()),
+            (key, self.key.clone().into()),
+            (user, self.user.clone().into()),
+            (password, self.password.clone().into()),
+        ]
+    }
 }
 
 impl Fleet {
@@ -92,7 +140,15 @@ impl Fleet {
             namespace: format!("faults-{test}"),
             dir,
             minters: Vec::new(),
+            tls: None,
         }
+    }
+
+    /// The same fleet, its minters reaching the store with `tls`.
+    #[cfg(feature = "etcd")]
+    pub(crate) fn secured(mut self, tls: ChildTls) -> Fleet {
+        self.tls = Some(tls);
+        self
     }
 
     /// Starts minter `name` on `nodes` of the store at `url`, inside `net` if given.
@@ -130,6 +186,7 @@ impl Fleet {
         .env("SNOWMINT_FAULT_PACE_US", PACE.as_micros().to_string())
         .env("SNOWMINT_FAULT_BATCH", BATCH.to_string())
         .env("SNOWMINT_FAULT_THREADS", THREADS.to_string())
+        .envs(self.tls.iter().flat_map(ChildTls::env))
         .envs(
             self.clock_file(name)
                 .exists()

@@ -1,7 +1,9 @@
-//! The leader fault (etcd): the cluster's leader killed while the three mint.
+//! The leader fault (etcd): the cluster's leader killed while the three mint, on a plain
+//! cluster and once on a secured one (TLS both ways, client certificates, etcd's users).
 
 use std::time::{Duration, Instant};
 
+use crate::certs;
 use crate::checks::*;
 use crate::etcd_cluster;
 use crate::fleet::*;
@@ -9,14 +11,60 @@ use crate::settings::*;
 
 /// etcd's leader killed: the three mint on through the election (on the two members
 /// left), then the member restarted from its data rejoins; nothing shared, nobody lost.
-#[cfg(feature = "etcd")]
 pub(crate) fn leader() {
     let _one = one_at_a_time();
     let started = Instant::now();
-    let Some(mut cluster) = etcd_cluster::EtcdCluster::start("leader") else {
+    let Some(cluster) = etcd_cluster::EtcdCluster::start("leader") else {
         return;
     };
-    let mut fleet = Fleet::new(Backend::Etcd, "leader");
+    leader_lost(
+        cluster,
+        Fleet::new(Backend::Etcd, "leader"),
+        "leader",
+        started,
+    );
+}
+
+/// The same fault on a secured cluster: TLS on every client and peer URL, client
+/// certificates required both ways, authentication on, the minters' user limited to the
+/// namespace's keys. Each minter's renewals go through TLS and its token across the
+/// election (a new leader may refuse the old token: the client logs in again).
+pub(crate) fn leader_over_tls() {
+    let _one = one_at_a_time();
+    let started = Instant::now();
+    let dir = std::env::temp_dir().join(format!("snowmint-faults-certs-{}", std::process::id()));
+    let certs = certs::Certs::make(&dir);
+    let tls = etcd_cluster::Tls {
+        ca: certs.ca.clone(),
+        client_certs: vec![certs.server.clone()],
+        peer_cert: certs.server.clone(),
+        harness: certs.tls_config(),
+    };
+    let Some(mut cluster) = etcd_cluster::EtcdCluster::start_tls("leader-tls", tls) else {
+        return;
+    };
+    let fleet = Fleet::new(Backend::Etcd, "leader-tls");
+    let prefix = format!("snowmint/{}/", fleet.namespace);
+    let end = format!("snowmint/{}0", fleet.namespace);
+    cluster.add_user("minter", "minter-secret", &prefix, &end);
+    cluster.enable_auth("root-secret");
+    let fleet = fleet.secured(ChildTls {
+        ca: certs.ca.clone(),
+        cert: certs.client.0.clone(),
+        key: certs.client.1.clone(),
+        user: "minter".to_owned(),
+        password: "minter-secret".to_owned(),
+    });
+    leader_lost(cluster, fleet, "leader-tls", started);
+}
+
+/// The leader of `cluster` killed while `fleet`'s three mint, then restarted.
+fn leader_lost(
+    mut cluster: etcd_cluster::EtcdCluster,
+    mut fleet: Fleet,
+    fault: &str,
+    started: Instant,
+) {
     let url = cluster.url();
     fleet.spawn_three(|_| url.clone(), None);
     std::thread::sleep(Duration::from_secs(1));
@@ -38,7 +86,7 @@ pub(crate) fn leader() {
     std::thread::sleep(Duration::from_millis(500));
     let codes = fleet.stop_all();
     let t = report(
-        "leader",
+        fault,
         &fleet,
         started,
         &format!(

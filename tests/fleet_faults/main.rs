@@ -14,7 +14,8 @@
 //!   holder, stopped across the restart, cannot take it back first), while that holder,
 //!   resumed at once, still believes it holds it;
 //! - **leader** (etcd): the leader killed, the others minting on through the election, the
-//!   member restarted;
+//!   member restarted; once more on a secured cluster (TLS both ways, client certificates,
+//!   the minters' etcd user limited to the namespace's keys);
 //! - **partition**: one minter in a network namespace, reaching the store through a veth
 //!   pair whose link is cut past the TTL; a new minter takes its node; the link healed.
 //! - **rdb-snapshot** (Redis): redis-server killed and started again from an RDB file saved
@@ -58,6 +59,9 @@
 // Each server's helper brings its own copy of `common/server.rs`, the start-up code they share.
 #![allow(clippy::duplicate_mod)]
 
+#[cfg(feature = "etcd")]
+#[path = "../common/certs.rs"]
+mod certs;
 #[path = "../common/etcd.rs"]
 mod etcd_cluster;
 #[path = "../common/netns.rs"]
@@ -90,7 +94,7 @@ use clock_step::clock_step;
 use kill9::kill9;
 use kill9_same_node::kill9_same_node;
 #[cfg(feature = "etcd")]
-use leader::leader;
+use leader::{leader, leader_over_tls};
 use netns::NetNs;
 use partition::partition;
 use pause::pause;
@@ -288,6 +292,12 @@ fn etcd_wiped_and_restarted_while_three_hold_nodes() {
 #[test]
 fn etcd_leader_killed_and_restarted() {
     leader();
+}
+
+#[cfg(feature = "etcd")]
+#[test]
+fn etcd_leader_killed_and_restarted_over_tls_with_a_limited_user() {
+    leader_over_tls();
 }
 
 #[cfg(feature = "etcd")]

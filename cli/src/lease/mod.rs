@@ -70,7 +70,9 @@ impl Store {
             Ok(Site::Etcd(lease.namespace(ns).io_timeout(timeout)))
         } else if url.starts_with("redis://") || url.starts_with("rediss://") {
             let lease = self.store.redis(url)?;
-            Ok(Site::Redis(Box::new(lease.namespace(ns).io_timeout(timeout))))
+            Ok(Site::Redis(Box::new(
+                lease.namespace(ns).io_timeout(timeout),
+            )))
         } else {
             Err(CliError::input(format_args!(
                 "--lease: {url:?} is neither a Redis URL (redis://HOST:PORT/DB, rediss:// for TLS) \

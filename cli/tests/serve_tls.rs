@@ -170,7 +170,24 @@ fn serve_leases_from_rediss_as_an_acl_user_and_refuses_bad_credentials() {
         .expect("a namespace")
         + 1;
     outside[at] = "orders".to_string();
-    exits_with(&outside, &["--lease: could not", "can't access"]);
+    exits_with(
+        &outside,
+        &[&format!("--lease {url}: could not"), "can't access"],
+    );
+    // A wrong password, from the file; a CA that signed nothing of the server's.
+    let wrong_file = password_file.with_file_name("wrong-password");
+    std::fs::write(&wrong_file, "not-the-password\n").expect("write");
+    exits_with(
+        &flags(&url, &certs, &certs.ca, &wrong_file),
+        &[
+            &format!("--lease {url}: could not"),
+            "authentication failed",
+        ],
+    );
+    exits_with(
+        &flags(&url, &certs, &certs.other_ca, &password_file),
+        &[&format!("--lease {url}: could not"), "UnknownIssuer"],
+    );
     // A password in the URL is refused before anything is connected.
     let with_password = format!("rediss://minter:{PASSWORD}@127.0.0.1:{}/", server.port());
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_snowmint"))

@@ -400,7 +400,8 @@ fn spawn_claim(
                 }
             }
             Err(e) => {
-                let error = lease_error(&e);
+                let url = app.lease.as_ref().map(|site| site.url.as_str());
+                let error = lease_error(&e, url);
                 app.progress.set(Phase::Failed(with_cause(&e)));
                 let _ = failed.send(error);
             }
@@ -477,8 +478,13 @@ fn claimer<B: Backend + Send + 'static>(
     })
 }
 
-fn lease_error(e: &LeaseError) -> CliError {
-    let text = format!("--lease: {}", with_cause(e));
+/// A failed claim as the CLI reports it. A Redis error names the server (`url`, which never
+/// holds a password: one in the URL is refused), as etcd's errors name their endpoints.
+fn lease_error(e: &LeaseError, url: Option<&str>) -> CliError {
+    let text = match (e, url) {
+        (LeaseError::Redis { .. }, Some(url)) => format!("--lease {url}: {}", with_cause(e)),
+        _ => format!("--lease: {}", with_cause(e)),
+    };
     match e {
         LeaseError::Timing { .. } | LeaseError::NodeRange { .. } | LeaseError::Build(_) => {
             CliError::input(text)

@@ -37,7 +37,8 @@ pub(crate) struct Case {
     pub(crate) name: &'static str,
     pub(crate) what: &'static str,
     pub(crate) unit: Unit,
-    pub(crate) layout: Layout,
+    /// The 64-bit layout of the case's IDs (`None`: 128-bit IDs).
+    pub(crate) layout: Option<Layout>,
     pub(crate) snowmint: Option<Entry>,
     pub(crate) peers: Vec<Entry>,
 }
@@ -233,7 +234,7 @@ pub(crate) fn cases() -> Vec<Case> {
             name: "1t-shared",
             what: "Generator::next_id, one thread",
             unit: Unit::NsPerId,
-            layout: shared_layout,
+            layout: Some(shared_layout),
             snowmint: Some(Entry::new(
                 "Generator::next_id",
                 shared_layout,
@@ -245,7 +246,7 @@ pub(crate) fn cases() -> Vec<Case> {
             name: "1t-owned",
             what: "OwnedShard::next_id (owned shard), one thread",
             unit: Unit::NsPerId,
-            layout: shard_layout,
+            layout: Some(shard_layout),
             snowmint: Some(Entry::new(
                 "OwnedShard::next_id",
                 shard_layout,
@@ -257,7 +258,7 @@ pub(crate) fn cases() -> Vec<Case> {
             name: "1t-local",
             what: "ShardedGenerator::next_id (thread-local shard), one thread",
             unit: Unit::NsPerId,
-            layout: shard_layout,
+            layout: Some(shard_layout),
             snowmint: Some(Entry::new(
                 "ShardedGenerator::next_id",
                 shard_layout,
@@ -269,7 +270,7 @@ pub(crate) fn cases() -> Vec<Case> {
             name: "1t-batch-shared",
             what: "Generator::next_ids(4096), iterated, one thread",
             unit: Unit::NsPerId,
-            layout: shared_layout,
+            layout: Some(shared_layout),
             snowmint: Some(Entry::new(
                 "Generator::next_ids",
                 shared_layout,
@@ -281,7 +282,7 @@ pub(crate) fn cases() -> Vec<Case> {
             name: "1t-fill",
             what: "Generator::fill(&mut [Id; 4096]), reused buffer, one thread, within a tick",
             unit: Unit::NsPerId,
-            layout: shared_layout,
+            layout: Some(shared_layout),
             snowmint: Some(Entry::new(
                 "Generator::fill",
                 shared_layout,
@@ -300,7 +301,7 @@ pub(crate) fn cases() -> Vec<Case> {
             name: "1t-batch-owned",
             what: "OwnedShard::next_ids(4096), iterated, one thread",
             unit: Unit::NsPerId,
-            layout: shard_layout,
+            layout: Some(shard_layout),
             snowmint: Some(Entry::new(
                 "OwnedShard::next_ids",
                 shard_layout,
@@ -312,7 +313,7 @@ pub(crate) fn cases() -> Vec<Case> {
             name: "2t-shared",
             what: "one Generator, two threads",
             unit: Unit::MIdsPerSec,
-            layout: shared_layout,
+            layout: Some(shared_layout),
             snowmint: Some(Entry::new(
                 "Generator::next_id",
                 shared_layout,
@@ -324,7 +325,7 @@ pub(crate) fn cases() -> Vec<Case> {
             name: "2t-owned",
             what: "two threads, an OwnedShard each",
             unit: Unit::MIdsPerSec,
-            layout: shard_layout,
+            layout: Some(shard_layout),
             snowmint: Some(Entry::new(
                 "OwnedShard::next_id",
                 shard_layout,
@@ -336,7 +337,7 @@ pub(crate) fn cases() -> Vec<Case> {
             name: "2t-local",
             what: "one ShardedGenerator, two threads (thread-local shards)",
             unit: Unit::MIdsPerSec,
-            layout: shard_layout,
+            layout: Some(shard_layout),
             snowmint: Some(Entry::new(
                 "ShardedGenerator::next_id",
                 shard_layout,

@@ -1,5 +1,7 @@
 //! Entries: one generator set up one way, with the passes it ran, its samples, and the
 //! checks of its IDs (strictly increasing, no duplicate, how much of the cap a run used).
+//! One entry type for 64- and 128-bit IDs: the width is the runner's ([`Run`]), and only
+//! a 64-bit layout has a cap.
 
 use std::collections::BTreeMap;
 use std::sync::Barrier;
@@ -7,17 +9,19 @@ use std::time::Duration;
 
 use snowmint::{Id, Layout};
 
-use crate::common::Mint;
-
 use crate::loops::{
     on_two_threads, share_of, stored_batches, stored_fills, stored_ids, timed_batches, timed_fills,
-    timed_ids, FillBuf, MintBatch, Strand,
+    timed_ids, FillBuf, MintBatch, Source, Strand, Value,
 };
 
 /// Runs one pass of `n` IDs: timed (`false`) or storing every ID (`true`).
-pub(crate) type Runner = Box<dyn FnMut(u64, bool) -> Vec<Strand>>;
+pub(crate) type Runner<V = u64> = Box<dyn FnMut(u64, bool) -> Vec<Strand<V>>>;
 
-pub(crate) fn one_thread<M: Mint + 'static>(gen: M) -> Runner {
+/// One thread minting from `gen` (any `Mint`, or a 128-bit source shared by `&`).
+pub(crate) fn one_thread<G: 'static, V: Value>(gen: G) -> Runner<V>
+where
+    for<'a> &'a G: Source<Value = V>,
+{
     Box::new(move |n, store| {
         vec![if store {
             stored_ids(&gen, n)
@@ -27,9 +31,27 @@ pub(crate) fn one_thread<M: Mint + 'static>(gen: M) -> Runner {
     })
 }
 
+/// One thread minting from a source it must own (`&mut`: a 128-bit shard, `ulid`'s
+/// `Generator`).
+pub(crate) fn one_owner<S: 'static, V: Value>(mut src: S) -> Runner<V>
+where
+    for<'a> &'a mut S: Source<Value = V>,
+{
+    Box::new(move |n, store| {
+        vec![if store {
+            stored_ids(&mut src, n)
+        } else {
+            timed_ids(&mut src, n)
+        }]
+    })
+}
+
 /// Two threads minting from ONE generator (for a `ShardedGenerator`: each on its
 /// thread-local shard; the threads are new in every pass and take a shard on first use).
-pub(crate) fn two_shared<M: Mint + Sync + 'static>(gen: M) -> Runner {
+pub(crate) fn two_shared<G: Sync + 'static, V: Value>(gen: G) -> Runner<V>
+where
+    for<'a> &'a G: Source<Value = V>,
+{
     Box::new(move |n, store| {
         let gen = &gen;
         on_two_threads(|i| {
@@ -43,7 +65,10 @@ pub(crate) fn two_shared<M: Mint + Sync + 'static>(gen: M) -> Runner {
 }
 
 /// Two threads, each minting from a generator of its own.
-pub(crate) fn two_own<M: Mint + Send + 'static>(mut gens: [M; 2]) -> Runner {
+pub(crate) fn two_own<M: Send + 'static, V: Value>(mut gens: [M; 2]) -> Runner<V>
+where
+    for<'a> &'a M: Source<Value = V>,
+{
     Box::new(move |n, store| {
         let barrier = Barrier::new(2);
         std::thread::scope(|s| {
@@ -100,10 +125,52 @@ pub(crate) struct Sample {
     pub(crate) cap_use: f64,
 }
 
+/// An entry's passes, whatever its IDs' width: the one interface the paired-round driver
+/// (`main.rs`) and the report see.
+pub(crate) trait Passes {
+    /// One timed pass, or what was wrong with its first and last IDs.
+    fn timed(&mut self, n: u64) -> Result<Sample, String>;
+    /// The check pass: `Ok(ticks used up)` or what was wrong.
+    fn check(&mut self, n: u64) -> Result<u64, String>;
+}
+
+/// A runner of `V`s and the 64-bit layout its IDs are in (`None`: 128-bit IDs, no cap).
+pub(crate) struct Run<V> {
+    pub(crate) runner: Runner<V>,
+    pub(crate) layout: Option<Layout>,
+}
+
+impl<V: Value> Passes for Run<V> {
+    fn timed(&mut self, n: u64) -> Result<Sample, String> {
+        let strands = (self.runner)(n, false);
+        let elapsed = strands.iter().map(|s| s.elapsed).max().unwrap_or_default();
+        let count = strands.iter().map(|s| s.count).sum();
+        for (i, s) in strands.iter().enumerate() {
+            if s.count > 1 && s.last <= s.first {
+                return Err(format!(
+                    "thread {i}: last ID {} not above first {}",
+                    s.last, s.first
+                ));
+            }
+        }
+        Ok(Sample {
+            elapsed,
+            count,
+            cap_use: self.layout.map_or(0.0, |l| cap_use(&l, &strands)),
+        })
+    }
+
+    fn check(&mut self, n: u64) -> Result<u64, String> {
+        let strands = (self.runner)(n, true);
+        verify(self.layout.as_ref(), &strands, n)
+    }
+}
+
 pub(crate) struct Entry {
     pub(crate) name: String,
-    pub(crate) layout: Layout,
-    pub(crate) runner: Runner,
+    pub(crate) passes: Box<dyn Passes>,
+    /// Whether its IDs are in a 64-bit layout, which has a cap (128-bit IDs have none here).
+    pub(crate) has_layout: bool,
     pub(crate) samples: Vec<Sample>,
     /// The check pass's verdict: `Ok(ticks used up)` or what was wrong.
     pub(crate) check: Option<Result<u64, String>>,
@@ -112,11 +179,21 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
+    /// A 64-bit entry in `layout`.
     pub(crate) fn new(name: impl Into<String>, layout: Layout, runner: Runner) -> Entry {
+        Entry::of(name, Some(layout), runner)
+    }
+
+    /// A 128-bit entry (UUIDv7, ULID): checked the same way, no cap.
+    pub(crate) fn wide(name: impl Into<String>, runner: Runner<u128>) -> Entry {
+        Entry::of(name, None, runner)
+    }
+
+    fn of<V: Value>(name: impl Into<String>, layout: Option<Layout>, runner: Runner<V>) -> Entry {
         Entry {
             name: name.into(),
-            layout,
-            runner,
+            has_layout: layout.is_some(),
+            passes: Box::new(Run { runner, layout }),
             samples: Vec::new(),
             check: None,
             baseline: false,
@@ -130,32 +207,18 @@ impl Entry {
     }
 
     pub(crate) fn warm_up(&mut self, n: u64) {
-        drop((self.runner)((n / 10).max(2), false));
+        // A warm-up's IDs are not checked; only its side effects count.
+        let _ = self.passes.timed((n / 10).max(2));
     }
 
     pub(crate) fn timed(&mut self, n: u64) -> Result<(), String> {
-        let strands = (self.runner)(n, false);
-        let elapsed = strands.iter().map(|s| s.elapsed).max().unwrap_or_default();
-        let count = strands.iter().map(|s| s.count).sum();
-        for (i, s) in strands.iter().enumerate() {
-            if s.count > 1 && s.last <= s.first {
-                return Err(format!(
-                    "thread {i}: last ID {} not above first {}",
-                    s.last, s.first
-                ));
-            }
-        }
-        self.samples.push(Sample {
-            elapsed,
-            count,
-            cap_use: cap_use(&self.layout, &strands),
-        });
+        let sample = self.passes.timed(n)?;
+        self.samples.push(sample);
         Ok(())
     }
 
     pub(crate) fn check(&mut self, n: u64) {
-        let strands = (self.runner)(n, true);
-        self.check = Some(verify(&self.layout, &strands, n));
+        self.check = Some(self.passes.check(n));
     }
 
     /// Nanoseconds per ID of each timed pass (for two threads: the pass's wall time over
@@ -174,13 +237,16 @@ impl Entry {
 
 /// The largest share of its capacity any node used in a pass: IDs minted on the node over
 /// `ids_per_tick` times the ticks from its first ID's to its last ID's.
-pub(crate) fn cap_use(layout: &Layout, strands: &[Strand]) -> f64 {
+pub(crate) fn cap_use<V: Value>(layout: &Layout, strands: &[Strand<V>]) -> f64 {
     // node -> (first tick, last tick, IDs)
     let mut nodes: BTreeMap<u64, (u64, u64, u64)> = BTreeMap::new();
     for s in strands.iter().filter(|s| s.count > 0) {
+        let (Some(first), Some(last)) = (s.first.as_id64(), s.last.as_id64()) else {
+            continue;
+        };
         let (a, b) = (
-            layout.decode(Id::from_u64(s.first)),
-            layout.decode(Id::from_u64(s.last)),
+            layout.decode(Id::from_u64(first)),
+            layout.decode(Id::from_u64(last)),
         );
         let e = nodes.entry(a.node()).or_insert((a.ticks(), b.ticks(), 0));
         e.0 = e.0.min(a.ticks());
@@ -194,8 +260,13 @@ pub(crate) fn cap_use(layout: &Layout, strands: &[Strand]) -> f64 {
 }
 
 /// The check pass: every thread's IDs strictly increase, no ID appears twice across
-/// threads, the count is right. Returns how many (node, tick) pairs were used up.
-pub(crate) fn verify(layout: &Layout, strands: &[Strand], n: u64) -> Result<u64, String> {
+/// threads, the count is right. Returns how many (node, tick) pairs were used up (none
+/// without a layout).
+pub(crate) fn verify<V: Value>(
+    layout: Option<&Layout>,
+    strands: &[Strand<V>],
+    n: u64,
+) -> Result<u64, String> {
     let minted: u64 = strands.iter().map(|s| s.ids.len() as u64).sum();
     if minted != n {
         return Err(format!("minted {minted} IDs, expected {n}"));
@@ -218,10 +289,14 @@ pub(crate) fn verify(layout: &Layout, strands: &[Strand], n: u64) -> Result<u64,
             }
         }
     }
+    let Some(layout) = layout else {
+        return Ok(0);
+    };
     let max_seq = layout.max_sequence();
     Ok(strands
         .iter()
         .flat_map(|s| &s.ids)
-        .filter(|&&id| layout.decode(Id::from_u64(id)).sequence() == max_seq)
+        .filter_map(|id| id.as_id64())
+        .filter(|&id| layout.decode(Id::from_u64(id)).sequence() == max_seq)
         .count() as u64)
 }

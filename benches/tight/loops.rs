@@ -1,5 +1,7 @@
 //! The loops: one thread's part of a pass, timed or storing every ID, for single IDs,
-//! batches and slice fills, and the helpers that run them on two threads.
+//! batches and slice fills, and the helpers that run them on two threads. The one-ID loops
+//! are generic over the ID's width ([`Source`]: 64-bit `Mint`s and the 128-bit sources of
+//! `id128.rs` alike); batches and fills are 64-bit only.
 
 use std::hint::black_box;
 use std::sync::Barrier;
@@ -11,28 +13,62 @@ use crate::common::Mint;
 
 use crate::{BATCH, TICK_PAUSE, WITHIN_TICK};
 
+/// An ID as the loops and checks see it: `u64` (Snowflake IDs) or `u128` (UUIDv7, ULID).
+pub(crate) trait Value: Copy + Ord + Default + std::fmt::Display + Send + 'static {
+    /// The ID as 64 bits, for the cap's arithmetic, which only a 64-bit layout has.
+    fn as_id64(self) -> Option<u64>;
+}
+
+impl Value for u64 {
+    fn as_id64(self) -> Option<u64> {
+        Some(self)
+    }
+}
+
+impl Value for u128 {
+    fn as_id64(self) -> Option<u64> {
+        None
+    }
+}
+
+/// One call that mints one ID, as the timed and check loops make it. A shared `&M` of any
+/// [`Mint`] is one (its `u64`s); the 128-bit sources implement it for `&G` (shared) or
+/// `&mut S` (one owner). Implementations are `#[inline(always)]`, as [`Mint`]'s.
+pub(crate) trait Source {
+    type Value: Value;
+    fn draw(&mut self) -> Self::Value;
+}
+
+impl<M: Mint + ?Sized> Source for &M {
+    type Value = u64;
+    #[inline(always)]
+    fn draw(&mut self) -> u64 {
+        self.mint()
+    }
+}
+
 /// One thread's part of a pass.
-pub(crate) struct Strand {
+pub(crate) struct Strand<V = u64> {
     pub(crate) elapsed: Duration,
     pub(crate) count: u64,
-    pub(crate) first: u64,
-    pub(crate) last: u64,
+    pub(crate) first: V,
+    pub(crate) last: V,
     /// Every ID, in order, in a check pass; empty in a timed pass.
-    pub(crate) ids: Vec<u64>,
+    pub(crate) ids: Vec<V>,
 }
 
 /// The timed loop for one-ID calls. `inline(never)` keeps one copy per generator type (and
 /// a symbol for `objdump`/callgrind: `tight::timed_ids::<...>`), with `mint` inlined into it.
 #[inline(never)]
-pub(crate) fn timed_ids<M: Mint + ?Sized>(gen: &M, n: u64) -> Strand {
+pub(crate) fn timed_ids<S: Source>(gen: S, n: u64) -> Strand<S::Value> {
     // The optimiser must not specialise the loop on which generator it is given.
-    let gen = black_box(gen);
+    let mut gen = black_box(gen);
     let start = Instant::now();
-    let first = black_box(gen.mint());
+    let first = black_box(gen.draw());
     let mut last = first;
     for _ in 1..n {
         // The ID escapes, as a user's would, so computing it cannot be skipped.
-        last = black_box(gen.mint());
+        last = black_box(gen.draw());
     }
     let elapsed = start.elapsed();
     Strand {
@@ -46,21 +82,21 @@ pub(crate) fn timed_ids<M: Mint + ?Sized>(gen: &M, n: u64) -> Strand {
 
 /// The check loop: the same calls, every ID stored (untimed).
 #[inline(never)]
-pub(crate) fn stored_ids<M: Mint + ?Sized>(gen: &M, n: u64) -> Strand {
+pub(crate) fn stored_ids<S: Source>(mut gen: S, n: u64) -> Strand<S::Value> {
     let mut ids = Vec::with_capacity(usize::try_from(n).expect("fits memory"));
     let start = Instant::now();
     for _ in 0..n {
-        ids.push(gen.mint());
+        ids.push(gen.draw());
     }
     strand_of(start.elapsed(), ids)
 }
 
-pub(crate) fn strand_of(elapsed: Duration, ids: Vec<u64>) -> Strand {
+pub(crate) fn strand_of<V: Value>(elapsed: Duration, ids: Vec<V>) -> Strand<V> {
     Strand {
         elapsed,
         count: ids.len() as u64,
-        first: ids.first().copied().unwrap_or(0),
-        last: ids.last().copied().unwrap_or(0),
+        first: ids.first().copied().unwrap_or_default(),
+        last: ids.last().copied().unwrap_or_default(),
         ids,
     }
 }
@@ -321,7 +357,9 @@ pub(crate) fn share_of(total: u64, i: usize) -> u64 {
 }
 
 /// Runs `work(i)` on two threads started together at a barrier.
-pub(crate) fn on_two_threads<W: Fn(usize) -> Strand + Sync>(work: W) -> Vec<Strand> {
+pub(crate) fn on_two_threads<V: Value, W: Fn(usize) -> Strand<V> + Sync>(
+    work: W,
+) -> Vec<Strand<V>> {
     let barrier = Barrier::new(2);
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..2)

@@ -15,8 +15,12 @@
 //! (`TIGHT_RUNS`, default 5) timed runs per entry, the table giving their median; any other
 //! word (`TIGHT_FILTER`) keeps only the entries whose `case/entry` name contains it.
 //!
-//! Entries named `baseline: ...` mint nothing (a plain store loop): the table never takes one
-//! for the best peer, and the entry table gives snowmint's paired ratio over every entry.
+//! Entries named `baseline: ...` mint nothing (a plain store loop, a bare RNG draw): the
+//! table never takes one for the best peer, nor snowmint's own extra rows (the 128-bit
+//! shards), and the entry table gives snowmint's paired ratio over every entry.
+//!
+//! The 128-bit cases (`1t-uuid7`, `2t-uuid7`, `1t-ulid`, in [`id128`]) run through the same
+//! driver and checks, each ID as its `u128`; they have no layout, so no cap column.
 //!
 //! How an entry is measured:
 //! 1. a warm-up pass of `N / 10` IDs (thread-locals, page faults, the clocks' ticker threads);
@@ -50,6 +54,7 @@ mod cases;
 #[path = "../common/mod.rs"]
 mod common;
 mod entries;
+mod id128;
 mod loops;
 mod report;
 
@@ -81,6 +86,7 @@ fn main() {
     let o = options();
     let load_start = load_average();
     let mut cases = cases();
+    cases.extend(id128::cases());
     // Keep the entries the filters select.
     for c in &mut cases {
         let keep = |e: &Entry| {

@@ -121,8 +121,12 @@ pub(crate) fn paired_ratios(ours: &Entry, peer: &Entry) -> String {
     format!("{m:.2}× ({lo:.2}–{hi:.2})")
 }
 
-pub(crate) fn layout_name(l: &Layout) -> String {
-    format!("{}/{}/{}", l.time_bits(), l.node_bits(), l.sequence_bits())
+/// A 64-bit layout as `time/node/sequence`; a 128-bit case has none.
+pub(crate) fn layout_name(l: Option<&Layout>) -> String {
+    l.map_or_else(
+        || "128-bit".to_owned(),
+        |l| format!("{}/{}/{}", l.time_bits(), l.node_bits(), l.sequence_bits()),
+    )
 }
 
 pub(crate) fn check_text(e: &Entry) -> String {
@@ -183,7 +187,7 @@ pub(crate) fn report(cases: &[Case], o: &Options, floor_ns: f64, load_start: &st
             .snowmint
             .iter()
             .chain(&c.peers)
-            .filter(|e| !e.samples.is_empty() && !e.baseline)
+            .filter(|e| !e.samples.is_empty() && !e.baseline && e.has_layout)
             .max_by(|a, b| a.max_cap_use().total_cmp(&b.max_cap_use()));
         let cap = match closest {
             Some(e) => {
@@ -206,7 +210,7 @@ pub(crate) fn report(cases: &[Case], o: &Options, floor_ns: f64, load_start: &st
             "| {} ({}) | {} | {} | {} | {} | {} | {} | {} |",
             c.name,
             c.what,
-            layout_name(&c.layout),
+            layout_name(c.layout.as_ref()),
             ours.map_or("—".to_owned(), |o| o.1),
             best.as_ref().map_or("—", |b| b.0.name.as_str()),
             best.as_ref().map_or("—".to_owned(), |b| b.1 .1.clone()),
@@ -229,8 +233,8 @@ pub(crate) fn report(cases: &[Case], o: &Options, floor_ns: f64, load_start: &st
                 Some(ours) if !std::ptr::eq(ours, e) => paired_ratios(ours, e),
                 _ => "—".to_owned(),
             };
-            // A baseline's values are not IDs of a tick: it has no cap.
-            let cap = if e.baseline {
+            // A baseline's values are not IDs of a tick, nor a 128-bit ID's: no cap.
+            let cap = if e.baseline || !e.has_layout {
                 "—".to_owned()
             } else {
                 format!("{:.1}%", e.max_cap_use() * 100.0)

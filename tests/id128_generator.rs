@@ -299,3 +299,50 @@ fn a_shard_continues_above_the_generator_and_through_a_step_back() {
         "the shared calls take later states"
     );
 }
+
+/// A clock whose cheap reading stands at `recent` while its exact one reads `exact`.
+struct Lagging {
+    recent: u64,
+    exact: ManualClock,
+}
+
+impl Clock for Lagging {
+    fn now_unix_nanos(&self) -> u64 {
+        self.exact.now_unix_nanos()
+    }
+
+    fn recent_unix_nanos(&self) -> u64 {
+        self.recent
+    }
+}
+
+#[test]
+fn the_cheap_reading_stamps_ids_until_it_would_wait_then_the_exact_one_does() {
+    let t0_ms = 1_700_000_000_000_u64;
+    // Made at t0 (the exact reading then), minting while the exact reading is 10 ms later
+    // and the cheap one still says t0.
+    let exact = ManualClock::at_unix_millis(t0_ms);
+    let lagging = || Lagging {
+        recent: t0_ms * 1_000_000,
+        exact: exact.clone(),
+    };
+    let uuids = Uuid7Generator::with_clock(lagging());
+    let ulids = UlidGenerator::with_clock(lagging());
+    exact.advance(Duration::from_millis(10));
+    let first = uuids.next_uuid();
+    assert_eq!(first.unix_millis(), t0_ms, "stamped from the cheap reading");
+    assert_eq!(ulids.next_ulid().unix_millis(), t0_ms);
+    // 1 ms of states ahead of the cheap reading is 524,288 IDs: past them the cheap reading
+    // would make the call wait, and the exact one (10 ms later) lets it go on at once.
+    let mut last = first;
+    for _ in 0..600_000 {
+        let id = uuids.next_uuid();
+        assert!(id > last);
+        last = id;
+    }
+    assert!(
+        (t0_ms + 10..=t0_ms + 11).contains(&last.unix_millis()),
+        "after the lead the exact reading stamps: {} ms after t0",
+        last.unix_millis() - t0_ms
+    );
+}

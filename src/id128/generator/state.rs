@@ -36,9 +36,22 @@ impl SharedState {
         let mut current = self.0.load(Ordering::Relaxed);
         let mut doublings = 0;
         let mut waiter = Waiter::new();
+        // The cheap reading first, as the 64-bit rule does: it lags the exact one by a bounded
+        // amount, so an ID's time stays within the lead of the true time; only when it would
+        // make the call wait is the exact reading taken (and kept through the wait).
+        let mut exact = false;
         loop {
-            let (first, last) = match timeline.next(current, clock.now_unix_nanos(), n) {
+            let reading = if exact {
+                clock.now_unix_nanos()
+            } else {
+                clock.recent_unix_nanos()
+            };
+            let (first, last) = match timeline.next(current, reading, n) {
                 Ok(states) => states,
+                Err(_) if !exact => {
+                    exact = true;
+                    continue;
+                }
                 Err(wait_nanos) => {
                     waiter.wait(Duration::from_nanos(wait_nanos));
                     // Relaxed: as for the first load.

@@ -36,11 +36,14 @@ use crate::id128::Ulid;
 /// [`Rollback::Wait`](crate::Rollback)). After a clock step back the IDs keep the last
 /// issued tick (up to its 128 counter values) and then wait for the clock to return.
 ///
-/// Each call reads the clock's exact reading ([`Clock::now_unix_nanos`]; about 20 ns on the
-/// TSC clock). After `fork()` the child continues the parent's state, so a child mints
-/// from a generator it made itself: making one (or a shard, or a fill) in a child seeds the
-/// forking thread's RNG again, so the child never draws the parent's random bits (and each
-/// new thread seeds its own).
+/// Each call stamps its ID from the clock's cheap reading ([`Clock::recent_unix_nanos`]: one
+/// atomic load on the TSC clock, lagging the exact reading by its ticker's period), and takes
+/// the exact one ([`Clock::now_unix_nanos`]) only when the cheap one would make it wait, as the
+/// 64-bit generators do: an ID's time may be older than the moment it was minted by that lag,
+/// never more than 1 ms ahead of it. After `fork()` the child continues the parent's state, so
+/// a child mints from a generator it made itself: making one (or a shard, or a fill) in a child
+/// seeds the forking thread's RNG again, so the child never draws the parent's random bits (and
+/// each new thread seeds its own).
 ///
 /// ```
 /// use snowmint::UlidGenerator;

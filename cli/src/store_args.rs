@@ -160,6 +160,29 @@ impl StoreArgs {
     }
 }
 
+/// The store a `--lease` URL names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreKind {
+    /// `etcd://` or `etcds://`.
+    Etcd,
+    /// `redis://` or `rediss://`.
+    Redis,
+}
+
+/// Which store `url` names, by its scheme, or the error that lists the schemes.
+pub fn store_kind(url: &str) -> Result<StoreKind, CliError> {
+    if url.starts_with("etcd://") || url.starts_with("etcds://") {
+        Ok(StoreKind::Etcd)
+    } else if url.starts_with("redis://") || url.starts_with("rediss://") {
+        Ok(StoreKind::Redis)
+    } else {
+        Err(CliError::input(format_args!(
+            "--lease: {url:?} is neither a Redis URL (redis://HOST:PORT/DB, rediss:// for TLS) \
+             nor an etcd cluster (etcd://HOST:PORT,HOST:PORT,..., etcds:// for TLS)"
+        )))
+    }
+}
+
 /// Whether a Redis URL's user part holds a password (`redis://USER:PASS@` or `redis://:PASS@`).
 fn url_has_password(url: &str) -> bool {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);

@@ -18,7 +18,7 @@ use snowmint::redis::RedisLease;
 
 use crate::error::CliError;
 use crate::serve::with_cause;
-use crate::store_args::StoreArgs;
+use crate::store_args::{store_kind, StoreArgs, StoreKind};
 
 /// Inspect a namespace's node leases, or raise its floor after a restore
 ///
@@ -65,19 +65,17 @@ impl Store {
         // An operator's call is a few round trips: 5 s each unless told: a loaded store answers late.
         let timeout = self.store.lease_timeout.unwrap_or(Duration::from_secs(5));
         let ns = self.store.namespace.as_str();
-        if url.starts_with("etcd://") || url.starts_with("etcds://") {
-            let lease = self.store.etcd(url)?;
-            Ok(Site::Etcd(lease.namespace(ns).io_timeout(timeout)))
-        } else if url.starts_with("redis://") || url.starts_with("rediss://") {
-            let lease = self.store.redis(url)?;
-            Ok(Site::Redis(Box::new(
-                lease.namespace(ns).io_timeout(timeout),
-            )))
-        } else {
-            Err(CliError::input(format_args!(
-                "--lease: {url:?} is neither a Redis URL (redis://HOST:PORT/DB, rediss:// for TLS) \
-                 nor an etcd cluster (etcd://HOST:PORT,HOST:PORT,..., etcds:// for TLS)"
-            )))
+        match store_kind(url)? {
+            StoreKind::Etcd => {
+                let lease = self.store.etcd(url)?;
+                Ok(Site::Etcd(lease.namespace(ns).io_timeout(timeout)))
+            }
+            StoreKind::Redis => {
+                let lease = self.store.redis(url)?;
+                Ok(Site::Redis(Box::new(
+                    lease.namespace(ns).io_timeout(timeout),
+                )))
+            }
         }
     }
 }

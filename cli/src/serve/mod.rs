@@ -44,6 +44,7 @@ use self::readiness::{Phase, Progress, State};
 use self::shutdown::Signals;
 use self::source::{Health, Minter};
 use crate::error::CliError;
+use crate::store_args::{store_kind, StoreKind};
 
 /// What every request handler shares.
 pub struct App {
@@ -154,15 +155,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
         Some(url) => {
             // The URL and flags are checked now, before listening: a mistake exits at once.
             let store = &args.lease.store;
-            let (claim, backend) = if url.starts_with("etcd://") || url.starts_with("etcds://") {
-                (claimer(store.etcd(url)?, &args.lease, builder), "etcd")
-            } else if url.starts_with("redis://") || url.starts_with("rediss://") {
-                (claimer(store.redis(url)?, &args.lease, builder), "redis")
-            } else {
-                return Err(CliError::input(format_args!(
-                    "--lease: {url:?} is neither a Redis URL (redis://HOST:PORT/DB, rediss:// for TLS) \
-                     nor an etcd cluster (etcd://HOST:PORT,HOST:PORT,..., etcds:// for TLS)"
-                )));
+            let (claim, backend) = match store_kind(url)? {
+                StoreKind::Etcd => (claimer(store.etcd(url)?, &args.lease, builder), "etcd"),
+                StoreKind::Redis => (claimer(store.redis(url)?, &args.lease, builder), "redis"),
             };
             let site = LeaseSite {
                 backend,

@@ -206,26 +206,62 @@ fn batches_and_fills_continue_the_single_calls() {
     assert_eq!(counters, (0..10).collect::<Vec<u128>>());
 }
 
+/// A UUID's 55 random bits are drawn afresh for every ID: they differ between IDs and
+/// between threads.
 #[test]
-fn random_bits_differ_between_ids_and_threads() {
-    let gen = Arc::new(UlidGenerator::with_clock(ManualClock::at_unix_millis(1)));
-    let here: HashSet<u64> = gen
-        .next_ulids(1_000)
-        .iter()
-        .map(|id| id.random() as u64)
-        .collect();
+fn uuid_random_bits_differ_between_ids_and_threads() {
+    let gen = Arc::new(Uuid7Generator::with_clock(ManualClock::at_unix_millis(1)));
+    let bits = |ids: Vec<Uuid7>| -> HashSet<u64> {
+        ids.iter().map(|id| id.rand_b() & ((1 << 55) - 1)).collect()
+    };
+    let mut singles: Vec<Uuid7> = (0..500).map(|_| gen.next_uuid()).collect();
+    singles.extend(gen.next_uuids(500));
+    let here = bits(singles);
     assert_eq!(here.len(), 1_000);
     let other = Arc::clone(&gen);
-    let there: HashSet<u64> = thread::spawn(move || {
-        other
-            .next_ulids(1_000)
-            .iter()
-            .map(|id| id.random() as u64)
-            .collect()
-    })
-    .join()
-    .unwrap();
+    let there = bits(thread::spawn(move || other.next_uuids(1_000)).join().unwrap());
+    assert_eq!(there.len(), 1_000);
     assert!(here.is_disjoint(&there));
+}
+
+/// A ULID's 61 random bits are one draw per thread and millisecond (the ULID spec's
+/// monotonic mode: within it the fraction and counter tell IDs apart), mixed with the
+/// generator's key: the same for one thread's IDs of one millisecond, and different in
+/// another millisecond, on another thread and from another generator.
+#[test]
+fn ulid_random_bits_are_one_draw_per_thread_and_millisecond() {
+    let low = |id: &Ulid| id.random() as u64 & ((1 << 61) - 1);
+    let clock = ManualClock::at_unix_millis(1_000);
+    let gen = Arc::new(UlidGenerator::with_clock(clock.clone()));
+    let mut first_ms: Vec<Ulid> = (0..50).map(|_| gen.next_ulid()).collect();
+    first_ms.extend(gen.next_ulids(50));
+    let mut buf = [Ulid::MIN; 50];
+    gen.fill(&mut buf);
+    first_ms.extend(buf);
+    let bits = low(&first_ms[0]);
+    assert!(
+        first_ms.iter().all(|id| id.unix_millis() == 1_000 && low(id) == bits),
+        "one thread's ULIDs of one millisecond share their bits"
+    );
+    assert!(first_ms.windows(2).all(|w| w[0] < w[1]));
+
+    let other = Arc::clone(&gen);
+    let there = thread::spawn(move || other.next_ulid()).join().unwrap();
+    assert_eq!(there.unix_millis(), 1_000);
+    assert_ne!(low(&there), bits, "another thread draws its own");
+
+    let second = UlidGenerator::with_clock(clock.clone());
+    let theirs = second.next_ulid();
+    assert_eq!(theirs.unix_millis(), 1_000);
+    assert_ne!(low(&theirs), bits, "another generator mixes in its own key");
+
+    let mut per_ms = HashSet::new();
+    for _ in 0..1_000 {
+        clock.advance(Duration::from_millis(1));
+        per_ms.insert(low(&gen.next_ulid()));
+    }
+    assert_eq!(per_ms.len(), 1_000, "every millisecond draws afresh");
+    assert!(!per_ms.contains(&bits));
 }
 
 /// Three threads each mint from a shard of one generator while a fourth calls the

@@ -1,5 +1,5 @@
 //! [`Block`]: a run of consecutive states a shard took from its generator's word by one
-//! CAS, spent one ID at a time with no atomic, and dropped as soon as the clock passes it.
+//! CAS, spent one ID at a time with no atomic, and dropped as soon as the clock's cheap reading passes it.
 
 use super::state::SharedState;
 use super::timeline::{Timeline, COUNTER_BITS};
@@ -16,8 +16,8 @@ pub(crate) struct Block {
 }
 
 impl Block {
-    /// The next state to issue at clock reading `unix_nanos`: the block's next one while the
-    /// clock has not passed its tick, else the first of a new block taken by the shared
+    /// The next state to issue: the block's next one while the clock's cheap reading has not
+    /// passed its tick, else the first of a new block taken by the shared
     /// rule ([`SharedState::take`], which keeps the bound and waits past it). Every state a
     /// block issues is unique across the generator, and each is above the one before.
     #[inline]
@@ -27,13 +27,20 @@ impl Block {
         timeline: &Timeline,
         clock: &C,
     ) -> u64 {
-        if self.next < self.end {
-            let now = timeline.tick_of(clock.now_unix_nanos());
-            if now <= self.next >> COUNTER_BITS {
-                self.next += 1;
-                return self.next - 1;
-            }
+        if self.next < self.end
+            && timeline.reaches_at_most(clock.recent_unix_nanos(), self.next >> COUNTER_BITS)
+        {
+            self.next += 1;
+            return self.next - 1;
         }
+        self.refill(state, timeline, clock)
+    }
+
+    /// Takes a new block and issues its first state: out of line, so that the path within a
+    /// block stays small.
+    #[cold]
+    #[inline(never)]
+    fn refill<C: Clock>(&mut self, state: &SharedState, timeline: &Timeline, clock: &C) -> u64 {
         let (first, last) = state.take(timeline, clock, BLOCK);
         (self.next, self.end) = (first + 1, last + 1);
         first

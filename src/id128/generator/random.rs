@@ -11,7 +11,7 @@
 //! [`reseed_if_forked`] (called where a generator or shard is made, and by every fill)
 //! seeds it again in a child: one `getpid` there, none per ID.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::hash::{BuildHasher, RandomState};
 
 use chacha20::rand_core::{Rng, SeedableRng};
@@ -20,7 +20,10 @@ use chacha20::ChaCha8Rng;
 std::thread_local! {
     static RNG: RefCell<Option<ChaCha8Rng>> = const { RefCell::new(None) };
     /// The process that seeded this thread's RNG (0: none yet).
-    static SEEDED_IN: core::cell::Cell<u32> = const { core::cell::Cell::new(0) };
+    static SEEDED_IN: Cell<u32> = const { Cell::new(0) };
+    /// This thread's draw for one Unix millisecond ([`bits_of_millisecond`]): the
+    /// millisecond (`u64::MAX`: none) and its 64 bits.
+    static MILLISECOND: Cell<(u64, u64)> = const { Cell::new((u64::MAX, 0)) };
 }
 
 /// Seeds this thread's RNG again if it was seeded in another process: this is a forked
@@ -29,6 +32,7 @@ pub(crate) fn reseed_if_forked() {
     let here = std::process::id();
     let seeded_in = SEEDED_IN.try_with(|c| c.get()).unwrap_or(here);
     if seeded_in != 0 && seeded_in != here {
+        let _ = MILLISECOND.try_with(|c| c.set((u64::MAX, 0)));
         let _ = RNG.try_with(|cell| {
             if let Ok(mut slot) = cell.try_borrow_mut() {
                 *slot = Some(seeded());
@@ -56,6 +60,23 @@ pub(crate) fn with_rng<R>(mut f: impl FnMut(&mut ChaCha8Rng) -> R) -> R {
 #[inline]
 pub(crate) fn next_u64() -> u64 {
     with_rng(|rng| rng.next_u64())
+}
+
+/// 64 random bits for the IDs of Unix millisecond `ms` minted on this thread: one draw
+/// from this thread's RNG per millisecond, the same bits for every call within it (a ULID's
+/// monotonic mode: within a millisecond an ID differs from its neighbours by its counter).
+#[inline]
+pub(crate) fn bits_of_millisecond(ms: u64) -> u64 {
+    MILLISECOND
+        .try_with(|c| match c.get() {
+            (seen, bits) if seen == ms => bits,
+            _ => {
+                let bits = next_u64();
+                c.set((ms, bits));
+                bits
+            }
+        })
+        .unwrap_or_else(|_| next_u64())
 }
 
 /// An RNG seeded with 32 bytes from the OS (noting this process as its seeder); if the OS has none to give, from std's
@@ -88,5 +109,16 @@ mod tests {
             .unwrap();
         assert_ne!(here, there);
         assert_ne!(here[0], here[1]);
+    }
+
+    #[test]
+    fn a_millisecond_keeps_its_bits_and_the_next_draws_afresh() {
+        let a = bits_of_millisecond(7);
+        assert_eq!(bits_of_millisecond(7), a);
+        let b = bits_of_millisecond(8);
+        assert_ne!(a, b);
+        assert_ne!(bits_of_millisecond(7), a, "a millisecond seen again draws again");
+        let there = std::thread::spawn(|| bits_of_millisecond(8)).join().unwrap();
+        assert_ne!(there, b, "each thread draws its own");
     }
 }

@@ -3,16 +3,15 @@
 
 use super::block::Block;
 use super::random::{next_u64, reseed_if_forked};
-use super::ulid_generator::ulid_of;
 use super::uuid7_generator::uuid_of;
 use super::{UlidGenerator, Uuid7Generator};
 use crate::clock::{Clock, TscClock};
 use crate::id128::{Ulid, Uuid7};
 
 /// One thread's UUIDv7 source: IDs from blocks of 128 consecutive states of its
-/// [`Uuid7Generator`], taken by one CAS each, so that an ID costs a clock reading, a
-/// compare and the random bits, and the shared word is touched once per 128 IDs (or when
-/// the clock passes the block's tick).
+/// [`Uuid7Generator`], taken by one CAS each, so that an ID costs the clock's cheap reading,
+/// a compare and the random bits, and the shared word is touched once per 128 IDs (or when
+/// the cheap reading passes the block's tick).
 ///
 /// Made by [`Uuid7Generator::shard`]; `&mut self` makes it one thread's at a time (it may be
 /// moved to another thread).
@@ -23,12 +22,15 @@ use crate::id128::{Ulid, Uuid7};
 /// - **Unique across the generator**: every state is taken from the one shared word by one
 ///   call only, so no two shards (nor the generator's own calls) mint the same state.
 /// - **Globally**, IDs are in minting order only when minted more than 1 ms (and one
-///   1/4096 ms tick) apart: a shard spends its block over time while other threads take
-///   newer blocks, so within that span an ID minted later on one thread can be smaller
-///   than one minted earlier on another. The span is the bound: every ID's time is at least
-///   the clock's reading for it (a block is dropped once the clock passes its tick) and at
-///   most 1 ms ahead of it. Use the generator's [`next_uuid`](Uuid7Generator::next_uuid)
-///   where every ID must be above every ID minted before it on any thread.
+///   1/4096 ms tick) plus the lag of the clock's cheap reading apart (on the
+///   [`TscClock`], its ticker's period and wake-up: see [how stale it can
+///   be](TscClock#how-stale-the-cheap-reading-can-be)): a shard spends its block over time
+///   while other threads take newer blocks, so within that span an ID minted later on one
+///   thread can be smaller than one minted earlier on another. The span is the bound: every
+///   ID's time is at least the clock's cheap reading for it (a block is dropped once that
+///   reading passes its tick) and at most 1 ms ahead of it. Use the generator's
+///   [`next_uuid`](Uuid7Generator::next_uuid) where every ID must be above every ID minted
+///   before it on any thread.
 ///
 /// ```
 /// use snowmint::Uuid7Generator;
@@ -93,7 +95,9 @@ impl<C: Clock> Uuid7Shard<'_, C> {
 /// One thread's ULID source, as [`Uuid7Shard`] is for UUIDs: blocks of 128 consecutive
 /// states of its [`UlidGenerator`], one CAS each; strictly increasing per shard, unique
 /// across the generator, and in minting order across threads only for IDs minted more than
-/// 1 ms (and one 1/4096 ms tick) apart (see [`Uuid7Shard`] for why).
+/// 1 ms (and one 1/4096 ms tick) plus the cheap reading's lag apart (see [`Uuid7Shard`] for
+/// why); its random bits are its generator's ([the random
+/// bits](UlidGenerator#the-random-bits)).
 ///
 /// ```
 /// use snowmint::UlidGenerator;
@@ -141,7 +145,6 @@ impl<C: Clock> UlidShard<'_, C> {
     #[inline]
     pub fn next_ulid(&mut self) -> Ulid {
         let gen = self.gen;
-        let state = self.block.next(&gen.state, &gen.timeline, &gen.clock);
-        ulid_of(gen.timeline.fields(state), next_u64())
+        gen.ulid_at(self.block.next(&gen.state, &gen.timeline, &gen.clock))
     }
 }

@@ -24,6 +24,33 @@ impl SharedState {
         SharedState::default()
     }
 
+    /// Takes the state after the last issued one: by the fast rule
+    /// ([`Timeline::next_in_tick`]) when the cheap reading falls within the last state's tick
+    /// and its counter has room, then one CAS; else as [`take`](Self::take) does.
+    #[inline]
+    pub(crate) fn take_one<C: Clock>(&self, timeline: &Timeline, clock: &C) -> u64 {
+        // Relaxed (load and CAS): as in `take`.
+        let current = self.0.load(Ordering::Relaxed);
+        if let Some(next) = timeline.next_in_tick(current, clock.recent_unix_nanos()) {
+            if self
+                .0
+                .compare_exchange_weak(current, next, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+            {
+                return next;
+            }
+        }
+        self.take_one_by_rule(timeline, clock)
+    }
+
+    /// [`take_one`](Self::take_one) off the fast rule: out of line, so that the fast path
+    /// stays small.
+    #[cold]
+    #[inline(never)]
+    fn take_one_by_rule<C: Clock>(&self, timeline: &Timeline, clock: &C) -> u64 {
+        self.take(timeline, clock, 1).0
+    }
+
     /// Takes up to `n` (at least 1) consecutive states after the last issued one, as many
     /// as the lead allows, and returns the first and the last. Every state is taken by one
     /// call only, and each call's states are above those of every call whose CAS came

@@ -2,9 +2,7 @@
 
 use alloc::vec::Vec;
 
-use chacha20::rand_core::Rng;
-
-use super::random::{next_u64, reseed_if_forked, with_rng};
+use super::random::{bits_of_millisecond, next_u64, reseed_if_forked};
 use super::state::SharedState;
 use super::timeline::{Timeline, COUNTER_BITS};
 use crate::clock::{Clock, TscClock};
@@ -17,16 +15,28 @@ use crate::id128::Ulid;
 /// time since the generator's start in 1/4096 ms ticks and a 7-bit counter. An ID carries
 /// the Unix millisecond in its 48-bit time and, at the top of its 80 random bits, the
 /// fraction of the millisecond (12 bits, in 1/4096ths) and the counter (7 bits); the other
-/// 61 bits are random, from this thread's ChaCha8 RNG, seeded from the OS. Each call takes
-/// the next state, `max(last + 1, now)`, by one compare-and-swap, so IDs within one
-/// millisecond increase in their random part and never fail (where the `ulid` crate's
-/// monotonic generator fails when its random part overflows).
+/// 61 bits are random. Each call takes the next state, `max(last + 1, now)`, by one
+/// compare-and-swap, so IDs within one millisecond increase in their random part and never
+/// fail (where the `ulid` crate's monotonic generator fails when its random part overflows).
 ///
 /// Why the fraction and counter sit above the random bits: IDs must be ordered across
 /// threads, so every bit above them must be the same for all IDs of a tick, which a
 /// per-thread random value is not. With them first, order needs no shared random value, and
 /// two generators collide only if they mint in the same 1/4096 ms with the same counter and
-/// draw the same 61 random bits.
+/// the same 61 random bits.
+///
+/// # The random bits
+///
+/// The ULID spec's monotonic mode, per thread: a thread draws 64 bits from its ChaCha8 RNG
+/// (seeded from the OS) once per millisecond, and every ULID it mints within that
+/// millisecond carries them, exclusive-or'd with the generator's own 64-bit key (drawn when
+/// it is made, so two generators on one thread never share bits). Within a millisecond a
+/// thread's ULIDs differ by their fraction and counter, as the spec's differ by their
+/// increment: one of them tells the others of that millisecond and thread, and nothing of
+/// any other millisecond. The chance that two generators collide is no higher than with a
+/// fresh draw per ID (each pair of equal states still needs equal bits), and the draw's cost
+/// is spread over a millisecond's IDs. Where every ID needs bits of its own, use
+/// [`Uuid7Generator`](crate::Uuid7Generator), which draws 55 fresh bits for each.
 ///
 /// # The bound
 ///
@@ -59,6 +69,8 @@ pub struct UlidGenerator<C = TscClock> {
     pub(super) state: SharedState,
     pub(super) timeline: Timeline,
     pub(super) clock: C,
+    /// Mixed into every thread's draws: this generator's bits differ from another's.
+    key: u64,
 }
 
 impl UlidGenerator {
@@ -112,7 +124,15 @@ impl<C: Clock> UlidGenerator<C> {
             state: SharedState::new(),
             timeline: Timeline::starting_at(clock.now_unix_nanos()),
             clock,
+            key: next_u64(),
         }
+    }
+
+    /// The ULID of an issued state, with this thread's bits for its millisecond.
+    #[inline]
+    pub(super) fn ulid_at(&self, state: u64) -> Ulid {
+        let fields = self.timeline.fields(state);
+        ulid_of(fields, bits_of_millisecond(fields.0) ^ self.key)
     }
 
     /// The clock.
@@ -126,7 +146,8 @@ impl<C: Clock> UlidGenerator<C> {
         &self.clock
     }
 
-    /// The next ULID: one clock reading, one CAS, 64 random bits.
+    /// The next ULID: the clock's cheap reading, one CAS, and this thread's bits for the
+    /// millisecond (see [the random bits](UlidGenerator#the-random-bits)).
     ///
     /// ```
     /// use snowmint::UlidGenerator;
@@ -136,8 +157,7 @@ impl<C: Clock> UlidGenerator<C> {
     /// ```
     #[inline]
     pub fn next_ulid(&self) -> Ulid {
-        let (state, _) = self.state.take(&self.timeline, &self.clock, 1);
-        ulid_of(self.timeline.fields(state), next_u64())
+        self.ulid_at(self.state.take_one(&self.timeline, &self.clock))
     }
 
     /// `n` consecutive ULIDs in a `Vec`, reserved by one CAS for up to 524,288 (a `Vec` rather than an
@@ -177,13 +197,10 @@ impl<C: Clock> UlidGenerator<C> {
             return;
         }
         reseed_if_forked();
-        let timeline = self.timeline;
-        with_rng(|rng| {
-            self.state
-                .take_each(&timeline, &self.clock, out.len(), |i, state| {
-                    out[i] = ulid_of(timeline.fields(state), rng.next_u64());
-                });
-        });
+        self.state
+            .take_each(&self.timeline, &self.clock, out.len(), |i, state| {
+                out[i] = self.ulid_at(state);
+            });
     }
 
     /// The time of the last issued ULID's state, in Unix milliseconds (0: none yet); the

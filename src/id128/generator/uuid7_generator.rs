@@ -123,7 +123,7 @@ impl<C: Clock> Uuid7Generator<C> {
         &self.clock
     }
 
-    /// The next UUID: one clock reading, one CAS, 64 random bits.
+    /// The next UUID: the clock's cheap reading, one CAS, 64 fresh random bits.
     ///
     /// ```
     /// use snowmint::Uuid7Generator;
@@ -133,7 +133,7 @@ impl<C: Clock> Uuid7Generator<C> {
     /// ```
     #[inline]
     pub fn next_uuid(&self) -> Uuid7 {
-        let (state, _) = self.state.take(&self.timeline, &self.clock, 1);
+        let state = self.state.take_one(&self.timeline, &self.clock);
         uuid_of(self.timeline.fields(state), next_u64())
     }
 

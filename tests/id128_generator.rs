@@ -219,7 +219,11 @@ fn uuid_random_bits_differ_between_ids_and_threads() {
     let here = bits(singles);
     assert_eq!(here.len(), 1_000);
     let other = Arc::clone(&gen);
-    let there = bits(thread::spawn(move || other.next_uuids(1_000)).join().unwrap());
+    let there = bits(
+        thread::spawn(move || other.next_uuids(1_000))
+            .join()
+            .unwrap(),
+    );
     assert_eq!(there.len(), 1_000);
     assert!(here.is_disjoint(&there));
 }
@@ -240,7 +244,9 @@ fn ulid_random_bits_are_one_draw_per_thread_and_millisecond() {
     first_ms.extend(buf);
     let bits = low(&first_ms[0]);
     assert!(
-        first_ms.iter().all(|id| id.unix_millis() == 1_000 && low(id) == bits),
+        first_ms
+            .iter()
+            .all(|id| id.unix_millis() == 1_000 && low(id) == bits),
         "one thread's ULIDs of one millisecond share their bits"
     );
     assert!(first_ms.windows(2).all(|w| w[0] < w[1]));

@@ -1,14 +1,16 @@
 //! The 128-bit cases: snowmint's `Uuid7Generator` and `UlidGenerator` (shared, and their
 //! shards) against the `uuid` crate's `Uuid::now_v7()`, `ulid`'s `Generator` and ferroid's
 //! thread-local monotonic ULID, through the same paired-round driver and checks as the
-//! 64-bit cases (each ID as its `u128`), plus the random bits' cost on their own.
+//! 64-bit cases (each ID as its `u128`), plus the random bits' cost on their own and the
+//! fills of 4,096, each ID iterated, against the same peers' single calls (none of them
+//! has a batch call).
 
 use std::cell::RefCell;
 use std::hash::{BuildHasher, RandomState};
 
 use chacha20::rand_core::{Rng, SeedableRng};
 use chacha20::ChaCha8Rng;
-use snowmint::{UlidGenerator, UlidShard, Uuid7Generator, Uuid7Shard};
+use snowmint::{Ulid, UlidGenerator, UlidShard, Uuid7, Uuid7Generator, Uuid7Shard};
 
 use crate::cases::{Case, Unit};
 use crate::entries::{one_owner, one_thread, two_shared, Entry};
@@ -43,6 +45,53 @@ impl Source for &mut UlidShard<'static> {
     #[inline(always)]
     fn draw(&mut self) -> u128 {
         self.next_ulid().to_u128()
+    }
+}
+
+/// The IDs of one `fill` of a 4,096-slot buffer, handed out one per draw and refilled when
+/// spent: the batch path, each ID iterated (as the 64-bit `1t-batch-*` cases).
+pub(crate) struct Filled<G, T> {
+    gen: G,
+    buf: Vec<T>,
+    next: usize,
+}
+
+/// Slots per fill: the 64-bit batch cases' 4,096.
+const FILL: usize = 4096;
+
+impl<G, T: Copy> Filled<G, T> {
+    fn new(gen: G, empty: T) -> Filled<G, T> {
+        Filled {
+            gen,
+            buf: vec![empty; FILL],
+            next: FILL,
+        }
+    }
+
+    #[inline(always)]
+    fn draw_with(&mut self, fill: impl FnOnce(&G, &mut [T])) -> T {
+        if self.next == FILL {
+            fill(&self.gen, &mut self.buf);
+            self.next = 0;
+        }
+        self.next += 1;
+        self.buf[self.next - 1]
+    }
+}
+
+impl Source for &mut Filled<Uuid7Generator, Uuid7> {
+    type Value = u128;
+    #[inline(always)]
+    fn draw(&mut self) -> u128 {
+        self.draw_with(|gen, buf| gen.fill(buf)).to_u128()
+    }
+}
+
+impl Source for &mut Filled<UlidGenerator, Ulid> {
+    type Value = u128;
+    #[inline(always)]
+    fn draw(&mut self) -> u128 {
+        self.draw_with(|gen, buf| gen.fill(buf)).to_u128()
     }
 }
 
@@ -184,6 +233,37 @@ pub(crate) fn cases() -> Vec<Case> {
                 )
                 .baseline(),
                 chacha_draw(),
+            ],
+        },
+        Case {
+            name: "1t-uuid7-fill",
+            what: "Uuid7Generator::fill(&mut [Uuid7; 4096]), each ID iterated, one thread",
+            unit: Unit::NsPerId,
+            layout: None,
+            snowmint: Some(Entry::wide(
+                "Uuid7Generator::fill, iterated",
+                one_owner(Filled::new(Uuid7Generator::new(), Uuid7::MIN)),
+            )),
+            peers: vec![Entry::wide("uuid-now_v7", one_thread(UuidNowV7))],
+        },
+        Case {
+            name: "1t-ulid-fill",
+            what: "UlidGenerator::fill(&mut [Ulid; 4096]), each ID iterated, one thread",
+            unit: Unit::NsPerId,
+            layout: None,
+            snowmint: Some(Entry::wide(
+                "UlidGenerator::fill, iterated",
+                one_owner(Filled::new(UlidGenerator::new(), Ulid::MIN)),
+            )),
+            peers: vec![
+                Entry::wide(
+                    "ulid-Generator::generate",
+                    one_owner(ulid::Generator::new()),
+                ),
+                Entry::wide(
+                    "ferroid-thread_local::Ulid::new_ulid_mono",
+                    one_thread(FerroidThreadLocal),
+                ),
             ],
         },
     ]

@@ -117,8 +117,14 @@ mod tests {
         assert_eq!(bits_of_millisecond(7), a);
         let b = bits_of_millisecond(8);
         assert_ne!(a, b);
-        assert_ne!(bits_of_millisecond(7), a, "a millisecond seen again draws again");
-        let there = std::thread::spawn(|| bits_of_millisecond(8)).join().unwrap();
+        assert_ne!(
+            bits_of_millisecond(7),
+            a,
+            "a millisecond seen again draws again"
+        );
+        let there = std::thread::spawn(|| bits_of_millisecond(8))
+            .join()
+            .unwrap();
         assert_ne!(there, b, "each thread draws its own");
     }
 }

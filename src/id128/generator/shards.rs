@@ -2,8 +2,7 @@
 //! from a block of its generator's states with no shared CAS per ID.
 
 use super::block::Block;
-use super::random::{next_u64, reseed_if_forked};
-use super::uuid7_generator::uuid_of;
+use super::random::reseed_if_forked;
 use super::{UlidGenerator, Uuid7Generator};
 use crate::clock::{Clock, TscClock};
 use crate::id128::{Ulid, Uuid7};
@@ -87,8 +86,7 @@ impl<C: Clock> Uuid7Shard<'_, C> {
     #[inline]
     pub fn next_uuid(&mut self) -> Uuid7 {
         let gen = self.gen;
-        let state = self.block.next(&gen.state, &gen.timeline, &gen.clock);
-        uuid_of(gen.timeline.fields(state), next_u64())
+        gen.uuid_at(self.block.next(&gen.state, &gen.timeline, &gen.clock))
     }
 }
 

@@ -197,9 +197,15 @@ impl<C: Clock> UlidGenerator<C> {
             return;
         }
         reseed_if_forked();
+        // The bits of the millisecond last seen: a fill's states span few milliseconds.
+        let mut bits = (u64::MAX, 0);
         self.state
             .take_each(&self.timeline, &self.clock, out.len(), |i, state| {
-                out[i] = self.ulid_at(state);
+                let fields = self.timeline.fields(state);
+                if fields.0 != bits.0 {
+                    bits = (fields.0, bits_of_millisecond(fields.0) ^ self.key);
+                }
+                out[i] = ulid_of(fields, bits.1);
             });
     }
 

@@ -112,6 +112,12 @@ impl<C: Clock> Uuid7Generator<C> {
         }
     }
 
+    /// The UUID of an issued state, with fresh random bits.
+    #[inline]
+    pub(super) fn uuid_at(&self, state: u64) -> Uuid7 {
+        uuid_of(self.timeline.fields(state), next_u64())
+    }
+
     /// The clock.
     ///
     /// ```
@@ -133,8 +139,7 @@ impl<C: Clock> Uuid7Generator<C> {
     /// ```
     #[inline]
     pub fn next_uuid(&self) -> Uuid7 {
-        let state = self.state.take_one(&self.timeline, &self.clock);
-        uuid_of(self.timeline.fields(state), next_u64())
+        self.uuid_at(self.state.take_one(&self.timeline, &self.clock))
     }
 
     /// `n` consecutive UUIDs in a `Vec`, reserved by one CAS (for up to 524,288): a `Vec` rather than an

@@ -1,15 +1,19 @@
 //! The random bits of the 128-bit IDs: one `ChaCha8Rng` per thread, seeded from the OS.
 //!
 //! ChaCha8 (chacha20's `ChaCha8Rng`, a CSPRNG: the ChaCha stream cipher at 8 rounds, as in
-//! `rand`'s own small RNG choices) gives 64 bits in about a nanosecond from its block buffer,
-//! with no lock and no system call per ID; the seed is 32 bytes from `getrandom` when a
-//! thread first needs random bits. Per thread, because a shared RNG would be a second
-//! contended word beside the generator's state.
+//! `rand`'s own small RNG choices) computes its output four blocks at a time (AVX2 where the
+//! CPU has it), with no lock and no system call per ID; the seed is 32 bytes from `getrandom`
+//! when a thread first needs random bits. Per thread, because a shared RNG would be a second
+//! contended word beside the generator's state. A UUID takes its bits from 32 draws made
+//! ahead into plain thread-local cells (the RNG itself sits in a `RefCell` whose every use
+//! checks its borrow and the thread-local's teardown); a ULID takes one draw per thread and
+//! millisecond ([`bits_of_millisecond`]).
 //!
 //! After `fork()` the child's forking thread holds a copy of the parent's RNG, which would
 //! draw the parent's next bits again. Each RNG remembers the process that seeded it, and
 //! [`reseed_if_forked`] (called where a generator or shard is made, and by every fill)
-//! seeds it again in a child: one `getpid` there, none per ID.
+//! seeds it again in a child, and drops the draws made ahead and the millisecond's bits:
+//! one `getpid` there, none per ID.
 
 use std::cell::{Cell, RefCell};
 use std::hash::{BuildHasher, RandomState};
@@ -24,7 +28,14 @@ std::thread_local! {
     /// This thread's draw for one Unix millisecond ([`bits_of_millisecond`]): the
     /// millisecond (`u64::MAX`: none) and its 64 bits.
     static MILLISECOND: Cell<(u64, u64)> = const { Cell::new((u64::MAX, 0)) };
+    /// Draws made ahead from this thread's RNG, handed out by [`next_u64`]: the unused ones
+    /// are `AHEAD[taken..]`.
+    static AHEAD: [Cell<u64>; DRAWS_AHEAD] = const { [const { Cell::new(0) }; DRAWS_AHEAD] };
+    static TAKEN: Cell<usize> = const { Cell::new(DRAWS_AHEAD) };
 }
+
+/// Draws made ahead at a time: half of the RNG's block buffer of 64 words.
+const DRAWS_AHEAD: usize = 32;
 
 /// Seeds this thread's RNG again if it was seeded in another process: this is a forked
 /// child, whose RNG would repeat the parent's bits.
@@ -33,6 +44,7 @@ pub(crate) fn reseed_if_forked() {
     let seeded_in = SEEDED_IN.try_with(|c| c.get()).unwrap_or(here);
     if seeded_in != 0 && seeded_in != here {
         let _ = MILLISECOND.try_with(|c| c.set((u64::MAX, 0)));
+        let _ = TAKEN.try_with(|c| c.set(DRAWS_AHEAD));
         let _ = RNG.try_with(|cell| {
             if let Ok(mut slot) = cell.try_borrow_mut() {
                 *slot = Some(seeded());
@@ -56,10 +68,31 @@ pub(crate) fn with_rng<R>(mut f: impl FnMut(&mut ChaCha8Rng) -> R) -> R {
     }
 }
 
-/// 64 random bits from this thread's RNG.
+/// 64 random bits from this thread's RNG, drawn ahead in runs of [`DRAWS_AHEAD`] so that a
+/// call is two thread-local loads and a store.
 #[inline]
 pub(crate) fn next_u64() -> u64 {
-    with_rng(|rng| rng.next_u64())
+    let ahead = TAKEN.try_with(|taken| {
+        let i = taken.get();
+        if i < DRAWS_AHEAD {
+            taken.set(i + 1);
+            AHEAD.with(|ahead| ahead[i].get())
+        } else {
+            draw_ahead(taken)
+        }
+    });
+    ahead.unwrap_or_else(|_| with_rng(|rng| rng.next_u64()))
+}
+
+/// Refills the draws ahead and takes the first.
+#[cold]
+#[inline(never)]
+fn draw_ahead(taken: &Cell<usize>) -> u64 {
+    AHEAD.with(|ahead| {
+        with_rng(|rng| ahead.iter().for_each(|c| c.set(rng.next_u64())));
+        taken.set(1);
+        ahead[0].get()
+    })
 }
 
 /// 64 random bits for the IDs of Unix millisecond `ms` minted on this thread: one draw

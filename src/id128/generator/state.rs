@@ -27,7 +27,7 @@ impl SharedState {
     /// Takes the state after the last issued one: by the fast rule
     /// ([`Timeline::next_in_tick`]) when the cheap reading falls within the last state's tick
     /// and its counter has room, then one CAS; else as [`take`](Self::take) does.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn take_one<C: Clock>(&self, timeline: &Timeline, clock: &C) -> u64 {
         // Relaxed (load and CAS): as in `take`.
         let current = self.0.load(Ordering::Relaxed);

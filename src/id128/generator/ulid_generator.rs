@@ -155,7 +155,7 @@ impl<C: Clock> UlidGenerator<C> {
     /// let ids: Vec<_> = (0..10_000).map(|_| gen.next_ulid()).collect();
     /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn next_ulid(&self) -> Ulid {
         self.ulid_at(self.state.take_one(&self.timeline, &self.clock))
     }

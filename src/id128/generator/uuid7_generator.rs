@@ -137,7 +137,7 @@ impl<C: Clock> Uuid7Generator<C> {
     /// let ids: Vec<_> = (0..10_000).map(|_| gen.next_uuid()).collect();
     /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn next_uuid(&self) -> Uuid7 {
         self.uuid_at(self.state.take_one(&self.timeline, &self.clock))
     }

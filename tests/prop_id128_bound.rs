@@ -5,7 +5,8 @@
 //! every wait ends), and threads against a clock another thread moves.
 #![cfg(not(miri))] // proptest is far too slow under miri.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
@@ -97,6 +98,114 @@ proptest! {
                         prop_assert!(within_bound(ulid_nanos(id), reading, previous),
                             "ULID at {} ns, clock {reading}", ulid_nanos(id));
                         last_ulid = Some(id);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A clock whose cheap reading is the last one published (by the `Publish` step), lagging
+/// the exact one, which creeps 10 µs at every reading as [`Creeping`]'s does.
+#[derive(Clone)]
+struct Lagging {
+    exact: ManualClock,
+    published: Arc<AtomicU64>,
+}
+
+impl Clock for Lagging {
+    fn now_unix_nanos(&self) -> u64 {
+        self.exact.advance(Duration::from_micros(10));
+        self.exact.now_unix_nanos()
+    }
+
+    fn recent_unix_nanos(&self) -> u64 {
+        // Relaxed: one thread; a lone value.
+        self.published.load(Ordering::Relaxed)
+    }
+}
+
+#[derive(Debug, Clone)]
+enum LagOp {
+    /// Single calls, a fill, or a shard's calls (`n % 3`).
+    Mint(usize),
+    /// The exact clock moves on; the cheap reading stays.
+    Forward(u64),
+    /// The cheap reading catches up with the exact one.
+    Publish,
+    /// Both step back (the cheap one to the exact one if it was ahead).
+    Back(u64),
+}
+
+fn lag_op() -> impl Strategy<Value = LagOp> {
+    prop_oneof![
+        4 => (1usize..3_000).prop_map(LagOp::Mint),
+        2 => (0u64..3_000_000).prop_map(LagOp::Forward),
+        2 => Just(LagOp::Publish),
+        1 => (0u64..1_900_000).prop_map(LagOp::Back),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// The fast path (a cheap reading within the last state's tick) and the rule behind it,
+    /// under a cheap reading that lags the exact one by any amount: single calls, fills and a
+    /// shard's calls stay unique, increase (per generator for its calls and fills, per
+    /// shard for the shard's), keep within the lead of the exact clock and are never behind
+    /// the cheap reading's tick.
+    #[test]
+    fn a_lagging_cheap_reading_keeps_order_uniqueness_and_the_bound(
+        ops in prop::collection::vec(lag_op(), 1..40)
+    ) {
+        let exact = ManualClock::at_unix_nanos(START_NANOS);
+        let published = Arc::new(AtomicU64::new(START_NANOS));
+        let clock = Lagging { exact: exact.clone(), published: Arc::clone(&published) };
+        let uuids = Uuid7Generator::with_clock(clock.clone());
+        let ulids = UlidGenerator::with_clock(clock);
+        let (mut u_shard, mut l_shard) = (uuids.shard(), ulids.shard());
+        let (mut seen_u, mut seen_l) = (HashSet::new(), HashSet::new());
+        // The last ID of the generator's calls (0) and of the shard (1), per kind.
+        let mut last_u: [Option<Uuid7>; 2] = [None, None];
+        let mut last_l: [Option<Ulid>; 2] = [None, None];
+        for op in ops {
+            match op {
+                LagOp::Forward(n) => exact.advance(Duration::from_nanos(n)),
+                // Relaxed (both): one thread; a lone value.
+                LagOp::Publish => published.store(exact.now_unix_nanos(), Ordering::Relaxed),
+                LagOp::Back(n) => {
+                    exact.rewind(Duration::from_nanos(n));
+                    published.fetch_min(exact.now_unix_nanos(), Ordering::Relaxed);
+                }
+                LagOp::Mint(n) => {
+                    let (which, us, ls) = match n % 3 {
+                        0 => (0, uuids.next_uuids(n), ulids.next_ulids(n)),
+                        1 => (0, (0..n).map(|_| uuids.next_uuid()).collect(), (0..n).map(|_| ulids.next_ulid()).collect()),
+                        _ => (1, (0..n).map(|_| u_shard.next_uuid()).collect(), (0..n).map(|_| l_shard.next_ulid()).collect()),
+                    };
+                    let reading = exact.now_unix_nanos();
+                    // Relaxed: one thread; a lone value.
+                    let cheap = published.load(Ordering::Relaxed);
+                    for id in us {
+                        prop_assert!(id.unix_nanos() + TICK_NANOS > cheap,
+                            "UUID at {} ns, behind the cheap reading {cheap}", id.unix_nanos());
+                        prop_assert!(seen_u.insert(id), "a UUID twice");
+                        prop_assert!(last_u[which].is_none_or(|l| id > l), "UUIDs went back");
+                        // After a step back any source keeps the generator's last tick.
+                        let previous = last_u.iter().flatten().max().map(|l| l.unix_nanos());
+                        prop_assert!(within_bound(id.unix_nanos(), reading, previous),
+                            "UUID at {} ns, clock {reading}", id.unix_nanos());
+                        last_u[which] = Some(id);
+                    }
+                    for id in ls {
+                        prop_assert!(ulid_nanos(id) + TICK_NANOS > cheap,
+                            "ULID at {} ns, behind the cheap reading {cheap}", ulid_nanos(id));
+                        prop_assert!(seen_l.insert(id), "a ULID twice");
+                        prop_assert!(last_l[which].is_none_or(|l| id > l), "ULIDs went back");
+                        let previous = last_l.iter().flatten().max().map(|&l| ulid_nanos(l));
+                        prop_assert!(within_bound(ulid_nanos(id), reading, previous),
+                            "ULID at {} ns, clock {reading}", ulid_nanos(id));
+                        last_l[which] = Some(id);
                     }
                 }
             }

@@ -236,6 +236,20 @@ pub(crate) fn cases() -> Vec<Case> {
             ],
         },
         Case {
+            name: "2t-ulid",
+            what: "one UlidGenerator, two threads",
+            unit: Unit::MIdsPerSec,
+            layout: None,
+            snowmint: Some(Entry::wide(
+                "UlidGenerator::next_ulid",
+                two_shared(UlidGenerator::new()),
+            )),
+            peers: vec![Entry::wide(
+                "ferroid-thread_local::Ulid::new_ulid_mono (a generator per thread)",
+                two_shared(FerroidThreadLocal),
+            )],
+        },
+        Case {
             name: "1t-uuid7-fill",
             what: "Uuid7Generator::fill(&mut [Uuid7; 4096]), each ID iterated, one thread",
             unit: Unit::NsPerId,

@@ -114,3 +114,38 @@ fn both_through_a_clock_step_back() {
     });
     assert!(n > 1, "loom explored a single interleaving");
 }
+
+/// The fast path's CAS comes before its test of the reading: a thread that finds the clock
+/// past its state's tick gives the state back (or leaves it skipped when another thread built
+/// on it) and takes its ID by the rule. Two threads mint two UUIDs each while a third moves
+/// the clock 1 ms on (up to three preemptions): the IDs are distinct and increase per thread,
+/// an ID minted after them all is above them all, and it carries the moved clock's millisecond.
+#[test]
+fn uuid7_while_the_clock_moves_on() {
+    let mut b = builder(Some(3));
+    if let Ok(bound) = std::env::var("LOOM_MAX_PREEMPTIONS") {
+        b.preemption_bound = bound.parse().ok();
+    }
+    let n = explore("uuid7_clock_moves_on", b, || {
+        let clock = clock();
+        let gen = Arc::new(Uuid7Generator::with_clock(clock.clone()));
+        let first = gen.next_uuid();
+        let mover = {
+            let clock = clock.clone();
+            thread::spawn(move || clock.advance(std::time::Duration::from_millis(1)))
+        };
+        let threads = (0..2)
+            .map(|_| {
+                let gen = Arc::clone(&gen);
+                thread::spawn(move || (0..2).map(|_| gen.next_uuid()).collect::<Vec<Uuid7>>())
+            })
+            .collect();
+        mover.join().unwrap();
+        let all = gather(threads);
+        assert!(all[0] > first, "an ID below the first");
+        let last = gen.next_uuid();
+        assert!(last > all[3], "the last ID is not above the others");
+        assert_eq!(last.unix_millis(), START_MS + 1, "the last ID is not at the moved clock");
+    });
+    assert!(n > 1, "loom explored a single interleaving");
+}

@@ -9,8 +9,9 @@ use core::time::Duration;
 
 use crossbeam_utils::CachePadded;
 
-use super::timeline::Timeline;
+use super::timeline::{Timeline, COUNTER_BITS};
 use crate::clock::Clock;
+use crate::mint::cell::StateCell;
 use crate::mint::wait::Waiter;
 use crate::sync::{spin_loop, AtomicU64, Ordering, SPIN_DOUBLINGS};
 
@@ -26,18 +27,25 @@ impl SharedState {
 
     /// Takes the state after the last issued one: by the fast rule
     /// ([`Timeline::next_in_tick`]) when the cheap reading falls within the last state's tick
-    /// and its counter has room, then one CAS; else as [`take`](Self::take) does.
+    /// and its counter has room; else as [`take`](Self::take) does.
+    ///
+    /// The CAS comes before the reading's test, as on the 64-bit shared path: a locked
+    /// instruction waits for everything before it, and the test (a multiply and a 128-bit
+    /// compare) would hold it back on every ID. A reading past the tick (the only one the
+    /// fast rule refuses once the counter has room) gives the state back
+    /// ([`StateCell::restore`]) before the rule moves on to the clock's tick: nothing is
+    /// issued from it, and if another thread built on it meanwhile, it stays a skipped state
+    /// of a tick that is over.
     #[inline(always)]
     pub(crate) fn take_one<C: Clock>(&self, timeline: &Timeline, clock: &C) -> u64 {
-        // Relaxed (load and CAS): as in `take`.
-        let current = self.0.load(Ordering::Relaxed);
-        if let Some(next) = timeline.next_in_tick(current, clock.recent_unix_nanos()) {
-            if self
-                .0
-                .compare_exchange_weak(current, next, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
-            {
-                return next;
+        let reading = clock.recent_unix_nanos();
+        let current = self.0.get();
+        if let Some(next) = timeline.following_in_tick(current) {
+            if self.0.replace(current, next).is_ok() {
+                if timeline.reaches_at_most(reading, current >> COUNTER_BITS) {
+                    return next;
+                }
+                self.0.restore(next, current);
             }
         }
         self.take_one_by_rule(timeline, clock)

@@ -88,11 +88,21 @@ impl Timeline {
     /// reading `unix_nanos`: `state + 1` when the reading falls in `state`'s tick or before
     /// it and the tick's counter has room, which is what [`next`](Self::next) gives then
     /// (the floor is not above `state`, and the tick, already issued in, stays within the
-    /// lead or is the last issued one); `None` sends the caller to `next`.
-    #[inline(always)]
+    /// lead or is the last issued one); `None` sends the caller to `next`. `take_one` applies
+    /// it in two steps, [`following_in_tick`](Self::following_in_tick) before its CAS and
+    /// [`reaches_at_most`](Self::reaches_at_most) after; this is the two together, as the
+    /// unit test checks them against `next`.
+    #[cfg(test)]
     pub(crate) fn next_in_tick(&self, state: u64, unix_nanos: u64) -> Option<u64> {
-        let room = state & COUNTER_MASK != COUNTER_MASK;
-        (room && self.reaches_at_most(unix_nanos, state >> COUNTER_BITS)).then_some(state + 1)
+        self.following_in_tick(state)
+            .filter(|_| self.reaches_at_most(unix_nanos, state >> COUNTER_BITS))
+    }
+
+    /// The state after `state` in its own tick, if its counter has room: the fast rule's
+    /// answer before the reading is tested ([`next_in_tick`](Self::next_in_tick)).
+    #[inline(always)]
+    pub(crate) fn following_in_tick(&self, state: u64) -> Option<u64> {
+        (state & COUNTER_MASK != COUNTER_MASK).then_some(state + 1)
     }
 
     /// The next `n` (at least 1) states after `state` at clock reading `unix_nanos`: `Ok`

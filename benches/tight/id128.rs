@@ -218,22 +218,17 @@ pub(crate) fn cases() -> Vec<Case> {
                 "UlidGenerator::next_ulid",
                 one_thread(UlidGenerator::new()),
             )),
-            peers: vec![
-                Entry::wide(
-                    "ulid-Generator::generate",
-                    one_owner(ulid::Generator::new()),
-                ),
-                Entry::wide(
-                    "ferroid-thread_local::Ulid::new_ulid_mono",
-                    one_thread(FerroidThreadLocal),
-                ),
-                Entry::wide(
-                    "UlidShard::next_ulid (snowmint's shard)",
-                    one_owner(leaked(UlidGenerator::new()).shard()),
-                )
-                .baseline(),
-                chacha_draw(),
-            ],
+            peers: ulid_peers()
+                .into_iter()
+                .chain([
+                    Entry::wide(
+                        "UlidShard::next_ulid (snowmint's shard)",
+                        one_owner(leaked(UlidGenerator::new()).shard()),
+                    )
+                    .baseline(),
+                    chacha_draw(),
+                ])
+                .collect(),
         },
         Case {
             name: "2t-ulid",
@@ -269,16 +264,21 @@ pub(crate) fn cases() -> Vec<Case> {
                 "UlidGenerator::fill, iterated",
                 one_owner(Filled::new(UlidGenerator::new(), Ulid::MIN)),
             )),
-            peers: vec![
-                Entry::wide(
-                    "ulid-Generator::generate",
-                    one_owner(ulid::Generator::new()),
-                ),
-                Entry::wide(
-                    "ferroid-thread_local::Ulid::new_ulid_mono",
-                    one_thread(FerroidThreadLocal),
-                ),
-            ],
+            peers: ulid_peers(),
         },
+    ]
+}
+
+/// The ULID peers: `ulid`'s generator, one per thread, and ferroid's thread-local one.
+fn ulid_peers() -> Vec<Entry> {
+    vec![
+        Entry::wide(
+            "ulid-Generator::generate",
+            one_owner(ulid::Generator::new()),
+        ),
+        Entry::wide(
+            "ferroid-thread_local::Ulid::new_ulid_mono",
+            one_thread(FerroidThreadLocal),
+        ),
     ]
 }

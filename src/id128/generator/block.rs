@@ -20,7 +20,7 @@ impl Block {
     /// passed its tick, else the first of a new block taken by the shared
     /// rule ([`SharedState::take`], which keeps the bound and waits past it). Every state a
     /// block issues is unique across the generator, and each is above the one before.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn next<C: Clock>(
         &mut self,
         state: &SharedState,

@@ -98,7 +98,7 @@ fn draw_ahead(taken: &Cell<usize>) -> u64 {
 /// 64 random bits for the IDs of Unix millisecond `ms` minted on this thread: one draw
 /// from this thread's RNG per millisecond, the same bits for every call within it (a ULID's
 /// monotonic mode: within a millisecond an ID differs from its neighbours by its counter).
-#[inline]
+#[inline(always)]
 pub(crate) fn bits_of_millisecond(ms: u64) -> u64 {
     MILLISECOND
         .try_with(|c| match c.get() {

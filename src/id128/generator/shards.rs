@@ -83,7 +83,7 @@ impl<C: Clock> Uuid7Shard<'_, C> {
     /// assert_eq!(id.unix_millis(), 1_700_000_000_000);
     /// assert!(shard.next_uuid() > id);
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn next_uuid(&mut self) -> Uuid7 {
         let gen = self.gen;
         gen.uuid_at(self.block.next(&gen.state, &gen.timeline, &gen.clock))
@@ -140,7 +140,7 @@ impl<C: Clock> UlidShard<'_, C> {
     /// assert_eq!(id.unix_millis(), 1_700_000_000_000);
     /// assert!(shard.next_ulid() > id);
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn next_ulid(&mut self) -> Ulid {
         let gen = self.gen;
         gen.ulid_at(self.block.next(&gen.state, &gen.timeline, &gen.clock))

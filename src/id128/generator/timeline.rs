@@ -54,20 +54,28 @@ pub(crate) struct Timeline {
     /// The origin in Unix milliseconds: the millisecond before the first reading, so that
     /// the first tick's counter starts at 0.
     origin_ms: u64,
+    /// The origin in Unix nanoseconds (`origin_ms` × 10^6, under 2^64 for any `u64` reading).
+    origin_nanos: u64,
 }
 
 impl Timeline {
     /// The timeline of a generator whose clock first read `unix_nanos`.
     pub(crate) fn starting_at(unix_nanos: u64) -> Timeline {
+        Timeline::at_millisecond((unix_nanos / 1_000_000).saturating_sub(1))
+    }
+
+    /// The timeline whose origin is Unix millisecond `origin_ms` (at most `u64::MAX / 10^6`).
+    const fn at_millisecond(origin_ms: u64) -> Timeline {
         Timeline {
-            origin_ms: (unix_nanos / 1_000_000).saturating_sub(1),
+            origin_ms,
+            origin_nanos: origin_ms * 1_000_000,
         }
     }
 
     /// The tick of a clock reading (0 for a reading before the origin).
     #[inline]
     pub(crate) fn tick_of(&self, unix_nanos: u64) -> u64 {
-        let since = unix_nanos.saturating_sub(self.origin_ms * 1_000_000);
+        let since = unix_nanos.saturating_sub(self.origin_nanos);
         // ms < 2^44.1 and ms * 4096 < 2^56.1: no overflow.
         let ms = since / 1_000_000;
         let fraction = (since % 1_000_000) * TICKS_PER_MS / 1_000_000;
@@ -79,7 +87,7 @@ impl Timeline {
     /// the tick, `(tick + 1)` 1/4096ths of a millisecond past the origin.
     #[inline(always)]
     pub(crate) fn reaches_at_most(&self, unix_nanos: u64, tick: u64) -> bool {
-        let since = unix_nanos.saturating_sub(self.origin_ms * 1_000_000);
+        let since = unix_nanos.saturating_sub(self.origin_nanos);
         // `since / 244.140625 < tick + 1`, exactly, in 128 bits (no overflow: 2^76 and 2^84).
         u128::from(since) * u128::from(TICKS_PER_MS) < (u128::from(tick) + 1) * 1_000_000
     }
@@ -142,7 +150,7 @@ impl Timeline {
 mod tests {
     use super::*;
 
-    const T: Timeline = Timeline { origin_ms: 1_000 };
+    const T: Timeline = Timeline::at_millisecond(1_000);
 
     #[test]
     fn ticks_are_method_3s_fraction_from_the_origin() {

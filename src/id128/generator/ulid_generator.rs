@@ -129,7 +129,7 @@ impl<C: Clock> UlidGenerator<C> {
     }
 
     /// The ULID of an issued state, with this thread's bits for its millisecond.
-    #[inline]
+    #[inline(always)]
     pub(super) fn ulid_at(&self, state: u64) -> Ulid {
         let fields = self.timeline.fields(state);
         ulid_of(fields, bits_of_millisecond(fields.0) ^ self.key)

@@ -113,7 +113,7 @@ impl<C: Clock> Uuid7Generator<C> {
     }
 
     /// The UUID of an issued state, with fresh random bits.
-    #[inline]
+    #[inline(always)]
     pub(super) fn uuid_at(&self, state: u64) -> Uuid7 {
         uuid_of(self.timeline.fields(state), next_u64())
     }

@@ -9,20 +9,25 @@ use core::time::Duration;
 
 use crossbeam_utils::CachePadded;
 
-use super::timeline::{Timeline, COUNTER_BITS};
+use super::timeline::{Timeline, COUNTER_BITS, COUNTER_MASK};
 use crate::clock::Clock;
 use crate::mint::cell::StateCell;
 use crate::mint::wait::Waiter;
 use crate::sync::{spin_loop, AtomicU64, Ordering, SPIN_DOUBLINGS};
 
 /// The last issued state of a generator, on a cache line of its own.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct SharedState(CachePadded<AtomicU64>);
+
+/// The state before any is issued: the first tick's last counter value, which no call issues
+/// (the first state the rule gives is above it) and which sends the first call past the fast
+/// path, straight to the rule.
+const NONE_YET: u64 = COUNTER_MASK;
 
 impl SharedState {
     /// No state issued yet: the first reservation starts at the clock's floor.
     pub(crate) fn new() -> SharedState {
-        SharedState::default()
+        SharedState(CachePadded::new(AtomicU64::new(NONE_YET)))
     }
 
     /// Takes the state after the last issued one: by the fast rule
@@ -131,11 +136,11 @@ impl SharedState {
         }
     }
 
-    /// The last issued state (0: none yet).
+    /// The last issued state (`None`: none yet).
     #[inline]
-    pub(crate) fn last(&self) -> u64 {
+    pub(crate) fn last(&self) -> Option<u64> {
         // Relaxed: as in `take`; a report of a lone value.
-        self.0.load(Ordering::Relaxed)
+        Some(self.0.load(Ordering::Relaxed)).filter(|&state| state != NONE_YET)
     }
 }
 
@@ -150,6 +155,7 @@ mod tests {
         let clock = ManualClock::at_unix_millis(1_000);
         let t = Timeline::starting_at(1_000_000_000);
         let s = SharedState::new();
+        assert_eq!(s.last(), None);
         let at_start = 4096 << COUNTER_BITS;
         assert_eq!(s.take(&t, &clock, 1), (at_start, at_start));
         assert_eq!(s.take(&t, &clock, 3), (at_start + 1, at_start + 3));
@@ -157,6 +163,6 @@ mod tests {
         assert_eq!(s.take(&t, &clock, 1).0, at_start + 4, "carried on");
         clock.advance(Duration::from_millis(1));
         assert_eq!(s.take(&t, &clock, 1).0, (4096 + 2048) << COUNTER_BITS);
-        assert_eq!(s.last(), (4096 + 2048) << COUNTER_BITS);
+        assert_eq!(s.last(), Some((4096 + 2048) << COUNTER_BITS));
     }
 }

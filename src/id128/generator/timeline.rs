@@ -19,7 +19,7 @@ use crate::mint::rule::{step, tolerance_ticks, Rules, Step};
 pub(crate) const COUNTER_BITS: u32 = 7;
 
 /// The counter's bits of a state.
-const COUNTER_MASK: u64 = (1 << COUNTER_BITS) - 1;
+pub(crate) const COUNTER_MASK: u64 = (1 << COUNTER_BITS) - 1;
 
 /// Ticks per millisecond: 4096, the `rand_a` fraction of RFC 9562 method 3.
 pub(crate) const TICKS_PER_MS: u64 = 4096;

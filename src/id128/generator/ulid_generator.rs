@@ -220,10 +220,9 @@ impl<C: Clock> UlidGenerator<C> {
     /// assert_eq!(gen.last_unix_millis(), 9);
     /// ```
     pub fn last_unix_millis(&self) -> u64 {
-        match self.state.last() {
-            0 => 0,
-            state => self.timeline.unix_millis(state),
-        }
+        self.state
+            .last()
+            .map_or(0, |state| self.timeline.unix_millis(state))
     }
 }
 

@@ -342,7 +342,7 @@ fn main() {
         // The service's default runtime: two workers per CPU.
         let workers = 2 * std::thread::available_parallelism().map_or(1, |n| n.get());
         let bare = paired::Bare::start(workers);
-        paired::run(pairs, server.port, &bare, batch);
+        paired::run(pairs, server.child.id(), server.port, &bare, batch);
     }
     server.stop();
 }

@@ -4,7 +4,14 @@
 //!
 //! The bare handler answers `n` values of one atomic counter (from 10^18, so 19 digits, the
 //! bytes of a Twitter ID) as decimal lines, or as a JSON array of strings when asked: what
-//! `/ids` does minus the generator, the query rule, the readiness check and the metrics.
+//! `/ids` does minus the generator, the query rule, the readiness check and the metrics, on
+//! a listener with the service's socket option (`TCP_NODELAY`).
+//!
+//! The two go first in turn (snowmint in odd rounds, the bare handler in even ones), so that
+//! a load that rises or falls through a round favours neither. Besides each pair's ratio of
+//! requests per second, each side's CPU time per request (from `/proc/<pid>/stat`: the
+//! server's process, and this one, which runs nothing else while `wrk` runs) and its ratio:
+//! the time a request costs, less moved than the rate by what else the machine runs.
 //!
 //! Settings (environment): `SERVE_LOAD_PAIRS` (rounds, default 7; 0 skips them),
 //! `SERVE_LOAD_WRK` (`wrk` flags, default `-t2 -c16 -d5s`), `SERVE_LOAD_BATCH` (n).
@@ -17,6 +24,7 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use axum::Router;
 
 /// The bare handler's server: its port and the runtime that runs it.
@@ -42,6 +50,10 @@ impl Bare {
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
             .expect("bind");
         let port = listener.local_addr().expect("local address").port();
+        // As the service's: responses go out at once, not held back by Nagle's algorithm.
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         runtime.spawn(async move { axum::serve(listener, app).await });
         Bare {
             port,
@@ -89,55 +101,129 @@ async fn bare_ids(State(counter): State<Arc<AtomicU64>>, uri: Uri, headers: Head
     ([(header::CONTENT_TYPE, content_type)], body).into_response()
 }
 
-/// One `wrk` run: requests per second, and whether every answer was a 2xx.
-fn wrk(flags: &[String], port: u16, path: &str, json: bool) -> (f64, bool) {
+/// What one `wrk` run measured.
+struct Round {
+    /// Requests per second.
+    rate: f64,
+    /// The server's CPU time per request, microseconds.
+    cpu_us: f64,
+}
+
+/// The CPU time (user and system) the process `pid` (`self` for this one) has used so far,
+/// in clock ticks.
+fn cpu_ticks(pid: &str) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .unwrap_or_else(|e| panic!("/proc/{pid}/stat: {e}"));
+    // The fields after the command's closing parenthesis, from the third (the state):
+    // utime and stime are the 14th and 15th.
+    let after = stat.rsplit_once(") ").expect("a stat line").1;
+    let fields: Vec<u64> = after
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .map(|f| f.parse().expect("a tick count"))
+        .collect();
+    fields.iter().sum()
+}
+
+/// Clock ticks per second (`getconf CLK_TCK`).
+fn ticks_per_second() -> f64 {
+    let out = Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .expect("run getconf");
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .expect("CLK_TCK")
+}
+
+/// One `wrk` run against the server of process `pid` at `port`; panics unless every answer
+/// was a 2xx.
+fn wrk(flags: &[String], pid: &str, port: u16, path: &str, json: bool, tick_us: f64) -> Round {
     let mut cmd = Command::new("wrk");
     cmd.args(flags);
     if json {
         cmd.args(["-H", "Accept: application/json"]);
     }
+    let before = cpu_ticks(pid);
     let out = cmd
         .arg(format!("http://127.0.0.1:{port}{path}"))
         .output()
         .expect("run wrk (Debian package wrk)");
+    let ticks = cpu_ticks(pid) - before;
     let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains("Non-2xx"),
+        "a non-2xx answer from {pid}:\n{text}"
+    );
     let rate = text
         .lines()
         .find_map(|l| l.strip_prefix("Requests/sec:"))
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or_else(|| panic!("no Requests/sec in wrk's output:\n{text}"));
-    (rate, !text.contains("Non-2xx"))
+    let requests: f64 = text
+        .lines()
+        .find_map(|l| l.split_once(" requests in "))
+        .and_then(|(n, _)| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no request count in wrk's output:\n{text}"));
+    Round {
+        rate,
+        cpu_us: ticks as f64 * tick_us / requests.max(1.0),
+    }
 }
 
-/// `pairs` rounds of (`snowmint` at `port`, then the bare handler), text and JSON; prints
-/// each pair's rates and ratio, then the median and range of the ratios.
-pub fn run(pairs: usize, port: u16, bare: &Bare, batch: u64) {
+/// The median and range of `values`, as `median (low-high)`.
+fn summary(values: &mut [f64]) -> String {
+    values.sort_by(f64::total_cmp);
+    match (values.first(), values.last()) {
+        (Some(low), Some(high)) => {
+            format!("{:.2}x ({low:.2}-{high:.2})", values[values.len() / 2])
+        }
+        _ => "none".to_owned(),
+    }
+}
+
+/// `pairs` rounds of `snowmint` (process `pid`, at `port`) and the bare handler, taking
+/// turns to go first, text and JSON; prints each pair's rates, CPU times per request and
+/// ratios, then the median and range of the ratios.
+pub fn run(pairs: usize, pid: u32, port: u16, bare: &Bare, batch: u64) {
     let flags: Vec<String> = std::env::var("SERVE_LOAD_WRK")
         .unwrap_or_else(|_| "-t2 -c16 -d5s".to_owned())
         .split_whitespace()
         .map(str::to_owned)
         .collect();
+    let tick_us = 1e6 / ticks_per_second();
+    let pid = pid.to_string();
     let path = format!("/ids?n={batch}");
     for json in [false, true] {
         let shape = if json { "JSON" } else { "text" };
-        let mut ratios = Vec::with_capacity(pairs);
+        let mut rates = Vec::with_capacity(pairs);
+        let mut cpus = Vec::with_capacity(pairs);
         for round in 1..=pairs {
-            let (ours, ok) = wrk(&flags, port, &path, json);
-            assert!(ok, "snowmint answered a non-2xx status");
-            let (theirs, _) = wrk(&flags, bare.port, &path, json);
-            let ratio = ours / theirs;
+            let ours = || wrk(&flags, &pid, port, &path, json, tick_us);
+            let theirs = || wrk(&flags, "self", bare.port, &path, json, tick_us);
+            let (ours, theirs) = if round % 2 == 1 {
+                let ours = ours();
+                (ours, theirs())
+            } else {
+                let theirs = theirs();
+                (ours(), theirs)
+            };
+            let rate = ours.rate / theirs.rate;
+            let cpu = ours.cpu_us / theirs.cpu_us;
             println!(
-                "pair {round} {path} {shape}: snowmint {ours:>9.0} requests/s, bare axum {theirs:>9.0}: {ratio:.2}x"
+                "pair {round} {path} {shape}: snowmint {:>9.0} requests/s {:>6.1} us CPU/request, bare axum {:>9.0} {:>6.1} us: {rate:.2}x the rate, {cpu:.2}x the CPU",
+                ours.rate, ours.cpu_us, theirs.rate, theirs.cpu_us
             );
-            ratios.push(ratio);
+            rates.push(rate);
+            cpus.push(cpu);
         }
-        ratios.sort_by(f64::total_cmp);
-        if let (Some(low), Some(high)) = (ratios.first(), ratios.last()) {
-            println!(
-                "{path} {shape} (wrk {}): median {:.2}x ({low:.2}-{high:.2}) over {pairs} pairs",
-                flags.join(" "),
-                ratios[ratios.len() / 2]
-            );
-        }
+        println!(
+            "{path} {shape} (wrk {}), over {pairs} pairs: requests/s {} of the bare handler's, median (range); CPU per request {}",
+            flags.join(" "),
+            summary(&mut rates),
+            summary(&mut cpus)
+        );
     }
 }

@@ -19,8 +19,8 @@ pub const MAX_BATCH_LIMIT: u64 = 1_000_000;
 ///
 /// One process serves IDs to clients in any language over HTTP/1.1. It mints on a sharded
 /// generator: the node field is split into a node number (from --node, --node-from or a
-/// Redis lease) and shard bits below it, one shard per worker thread, so workers never
-/// contend. With --lease, the node number is leased from Redis or etcd and renewed in the
+/// Redis lease) and shard bits below it, one shard per worker thread (a fixed node lends an
+/// idle worker's shard to a busy one), so workers never wait for each other. With --lease, the node number is leased from Redis or etcd and renewed in the
 /// background. The service listens before it claims the node: until it mints, /livez
 /// answers 200 and /readyz, /id and /ids 503 naming what it waits for (with Retry-After).
 /// While the lease cannot be renewed the service answers 503 (with Retry-After) instead of

@@ -7,17 +7,12 @@
 //! series that happened) and kept, so recording a request is an atomic addition and a
 //! histogram sample: no registry lookup, no allocation.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use axum::extract::{Request, State};
 use axum::http::StatusCode;
-use axum::middleware::Next;
-use axum::response::Response;
 use metrics::{Counter, Gauge, Histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-
-use super::App;
 
 const REQUESTS: &str = "snowmint_http_requests_total";
 const LATENCY: &str = "snowmint_http_request_duration_seconds";
@@ -221,20 +216,42 @@ fn sum_of(text: &str, name: &str) -> f64 {
         .fold(0.0, |total, x| total + x)
 }
 
-/// The middleware that counts and times every request.
-pub async fn track(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
-    let route = Route::of(request.uri().path());
-    let start = Instant::now();
-    let in_flight = InFlight::enter(&app.metrics.in_flight);
-    let response = next.run(request).await;
-    drop(in_flight);
-    app.metrics
-        .record(route, response.status(), start.elapsed());
-    response
+/// One request being counted and timed: in the in-flight gauge until dropped (also when the
+/// client goes away and the request's future is dropped), recorded by [`finish`](Self::finish).
+pub struct Tracking<'a> {
+    metrics: &'a HttpMetrics,
+    route: Route,
+    start: Instant,
+    in_flight: InFlight<'a>,
 }
 
-/// One request in the in-flight gauge, taken out when dropped (also when the client goes
-/// away and the request's future is dropped).
+impl HttpMetrics {
+    /// A request for `path` arrived.
+    pub fn start(&self, path: &str) -> Tracking<'_> {
+        Tracking {
+            metrics: self,
+            route: Route::of(path),
+            start: Instant::now(),
+            in_flight: InFlight::enter(&self.in_flight),
+        }
+    }
+}
+
+impl Tracking<'_> {
+    /// The request was answered with `status`.
+    pub fn finish(self, status: StatusCode) {
+        let Tracking {
+            metrics,
+            route,
+            start,
+            in_flight,
+        } = self;
+        drop(in_flight);
+        metrics.record(route, status, start.elapsed());
+    }
+}
+
+/// One request in the in-flight gauge, taken out when dropped.
 struct InFlight<'a>(&'a Gauge);
 
 impl<'a> InFlight<'a> {

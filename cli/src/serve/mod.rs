@@ -2,7 +2,7 @@
 //! number fixed or leased from Redis or etcd.
 //!
 //! One concept per module: [`args`] the flags, [`source`] minting from tasks, [`routes`] the
-//! endpoints, [`spares`] the shards lent to a busy worker, [`body`] the ID bodies, [`query`]
+//! endpoints, [`pool`] a fixed node's shards, lent to whichever worker runs, [`body`] the ID bodies, [`query`]
 //! the query strings, [`problem`] error answers, [`readiness`] what the service waits for,
 //! [`held`] a claim on a held range, [`metrics`] the Prometheus side, [`activity`]
 //! the counts behind the status page ([`status`]), [`shutdown`] the stop signals.
@@ -17,13 +17,13 @@ mod args;
 mod body;
 mod held;
 mod metrics;
+mod pool;
 mod problem;
 mod query;
 mod readiness;
 mod routes;
 mod shutdown;
 mod source;
-mod spares;
 mod status;
 
 pub use self::args::Args;
@@ -148,8 +148,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
         None => {
             let node = args.node.resolve(&layout)?;
             let gen = builder.node(node).build().map_err(|e| shard_error(&e))?;
-            let spares = spares::Spares::take(&gen, workers);
-            let _ = minter.set(Minter::Fixed(gen, spares));
+            let pool = pool::Pool::take(&gen);
+            let _ = minter.set(Minter::Fixed(gen, pool));
             (None, None)
         }
         Some(url) => {

@@ -13,9 +13,9 @@ use super::problem::Problem;
 /// One `key=value` of a query, both percent-decoded.
 pub type Pair<'a> = (Cow<'a, str>, Cow<'a, str>);
 
-/// The pairs of `query`, percent-decoded; an escape that is not `%` and two hex digits, or
-/// bytes that are not UTF-8 once decoded, is a 400 naming the rule.
-pub fn pairs(query: Option<&str>) -> Result<Vec<Pair<'_>>, Problem> {
+/// The pairs of `query`, percent-decoded, in order; an escape that is not `%` and two hex
+/// digits, or bytes that are not UTF-8 once decoded, is a 400 naming the rule.
+pub fn pairs(query: Option<&str>) -> impl Iterator<Item = Result<Pair<'_>, Problem>> {
     query
         .unwrap_or("")
         .split('&')
@@ -24,7 +24,11 @@ pub fn pairs(query: Option<&str>) -> Result<Vec<Pair<'_>>, Problem> {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
             Ok((percent_decoded(key)?, percent_decoded(value)?))
         })
-        .collect()
+}
+
+/// Whether `query` follows the grammar: the first pair that does not decode, as a 400.
+pub fn check(query: Option<&str>) -> Result<(), Problem> {
+    pairs(query).try_for_each(|pair| pair.map(drop))
 }
 
 fn percent_decoded(text: &str) -> Result<Cow<'_, str>, Problem> {
@@ -60,8 +64,11 @@ fn percent_decoded(text: &str) -> Result<Cow<'_, str>, Problem> {
 /// The count asked for on `path`, checked against `1..=max`.
 pub fn count(path: &str, query: Option<&str>, max: u64) -> Result<u64, Problem> {
     let rule = || format!("n: plain decimal digits, 1 to {max}");
+    // The whole query first: a broken escape anywhere is its error, whatever else is wrong.
+    check(query)?;
     let mut n = None;
-    for (key, value) in pairs(query)? {
+    for pair in pairs(query) {
+        let (key, value) = pair?;
         if key != "n" {
             continue;
         }

@@ -31,7 +31,6 @@ use axum::Router;
 use snowmint::Layout;
 
 use super::body::{Body, Shape};
-use super::metrics::track;
 use super::problem::Problem;
 use super::query;
 use super::source::Health;
@@ -61,18 +60,29 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/", get(status_page))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(middleware::from_fn(well_formed_query))
-        .layer(middleware::from_fn_with_state(Arc::clone(&app), track))
+        .layer(middleware::from_fn_with_state(
+            Arc::clone(&app),
+            every_request,
+        ))
         .with_state(app)
 }
 
-/// The one query grammar, on every endpoint: a query that does not percent-decode is a 400
-/// wherever it is sent, whether the endpoint reads a parameter or not.
-async fn well_formed_query(request: axum::extract::Request, next: middleware::Next) -> Response {
-    match query::pairs(request.uri().query()) {
-        Ok(_) => next.run(request).await,
+/// What every request goes through, in one layer: it is counted and timed
+/// ([`HttpMetrics::start`](super::metrics::HttpMetrics::start)), and its query held to the
+/// one grammar: a query that does not percent-decode is a 400 wherever it is sent, whether
+/// the endpoint reads a parameter or not.
+async fn every_request(
+    State(app): State<Arc<App>>,
+    request: axum::extract::Request,
+    next: middleware::Next,
+) -> Response {
+    let tracking = app.metrics.start(request.uri().path());
+    let response = match query::check(request.uri().query()) {
+        Ok(()) => next.run(request).await,
         Err(problem) => problem.into_response(),
-    }
+    };
+    tracking.finish(response.status());
+    response
 }
 
 fn ids_response(content_type: HeaderValue, body: Vec<u8>) -> Response {

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::spares::Spares;
+use super::pool::Pool;
 use snowmint::asynchronous::retry_with;
 use snowmint::{
     Clock, FenceError, Fenced, Id, IdBatch, IdSource, Layout, MintError, MintFailure,
@@ -13,9 +13,10 @@ use snowmint::{
 /// The service's generator, by where its node number came from. Generic over the clock
 /// only so that tests can stand time still.
 pub enum Minter<C: Clock = TscClock> {
-    /// `--node` or `--node-from`: the node is fixed for the process's life. The spares lend
-    /// their ticks when a worker's shard has used its own up.
-    Fixed(ShardedGenerator<C>, Spares<C>),
+    /// `--node` or `--node-from`: the node is fixed for the process's life. IDs come from
+    /// the pool of its exclusive shards, or from the generator (its overflow shard) when
+    /// every pooled shard is held or has used its tick up.
+    Fixed(ShardedGenerator<C>, Pool<C>),
     /// `--lease`: the node is leased from Redis or etcd; minting stops while the lease is
     /// fenced.
     Leased {
@@ -140,12 +141,9 @@ impl<C: Clock> Minter<C> {
 
     fn try_one(&self) -> Result<Id, Retry> {
         match self {
-            Minter::Fixed(gen, spares) => match gen.try_next_id() {
-                Err(e @ MintError::Exhausted { .. }) => spares
-                    .try_batch(1)
-                    .and_then(|mut batch| batch.next())
-                    .ok_or(Retry::from(e)),
-                minted => minted.map_err(Retry::from),
+            Minter::Fixed(gen, pool) => match pool.try_one() {
+                Some(id) => Ok(id),
+                None => gen.try_next_id().map_err(Retry::from),
             },
             Minter::Leased { gen, .. } => gen.try_next_id().map_err(Retry),
         }
@@ -153,9 +151,9 @@ impl<C: Clock> Minter<C> {
 
     fn try_batch(&self, n: u64) -> Result<IdBatch, Retry> {
         match self {
-            Minter::Fixed(gen, spares) => match gen.try_next_ids(n) {
-                Err(e @ MintError::Exhausted { .. }) => spares.try_batch(n).ok_or(Retry::from(e)),
-                minted => minted.map_err(Retry::from),
+            Minter::Fixed(gen, pool) => match pool.try_batch(n) {
+                Some(batch) => Ok(batch),
+                None => gen.try_next_ids(n).map_err(Retry::from),
             },
             Minter::Leased { gen, .. } => gen.try_next_ids(n).map_err(Retry),
         }
@@ -304,7 +302,7 @@ mod tests {
                 .max_wait(max_wait)
                 .build()
                 .unwrap(),
-            Spares::none(),
+            Pool::none(),
         )
     }
 
@@ -312,7 +310,7 @@ mod tests {
     fn a_batch_larger_than_a_tick_is_exact_and_unique() {
         let minter = Minter::Fixed(
             ShardedGenerator::builder(Layout::TWITTER).build().unwrap(),
-            Spares::none(),
+            Pool::none(),
         );
         let mut ids = Vec::new();
         let mut reservations = 0;

@@ -1,5 +1,6 @@
 //! [`Block`]: a run of consecutive states a shard took from its generator's word by one
-//! CAS, spent one ID at a time with no atomic, and dropped as soon as the clock's cheap reading passes it.
+//! CAS, spent one ID at a time with no atomic, and dropped as soon as the clock's cheap
+//! reading passes it.
 
 use super::state::SharedState;
 use super::timeline::{Timeline, COUNTER_BITS};
@@ -17,9 +18,9 @@ pub(crate) struct Block {
 
 impl Block {
     /// The next state to issue: the block's next one while the clock's cheap reading has not
-    /// passed its tick, else the first of a new block taken by the shared
-    /// rule ([`SharedState::take`], which keeps the bound and waits past it). Every state a
-    /// block issues is unique across the generator, and each is above the one before.
+    /// passed its tick, else the first of a new block taken by the shared rule
+    /// ([`SharedState::take`], which keeps the bound and waits past it). Every state a block
+    /// issues is unique across the generator, and each is above the one before.
     #[inline(always)]
     pub(crate) fn next<C: Clock>(
         &mut self,

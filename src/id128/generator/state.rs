@@ -30,9 +30,9 @@ impl SharedState {
         SharedState(CachePadded::new(AtomicU64::new(NONE_YET)))
     }
 
-    /// Takes the state after the last issued one: by the fast rule
-    /// ([`Timeline::next_in_tick`]) when the cheap reading falls within the last state's tick
-    /// and its counter has room; else as [`take`](Self::take) does.
+    /// Takes the state after the last issued one: by the fast rule (the next counter value,
+    /// [`Timeline::following_in_tick`], when the cheap reading falls within the last state's
+    /// tick, [`Timeline::reaches_at_most`]); else as [`take`](Self::take) does.
     ///
     /// The CAS comes before the reading's test, as on the 64-bit shared path: a locked
     /// instruction waits for everything before it, and the test (a multiply and a 128-bit

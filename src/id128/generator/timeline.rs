@@ -88,7 +88,8 @@ impl Timeline {
     #[inline(always)]
     pub(crate) fn reaches_at_most(&self, unix_nanos: u64, tick: u64) -> bool {
         let since = unix_nanos.saturating_sub(self.origin_nanos);
-        // `since / 244.140625 < tick + 1`, exactly, in 128 bits (no overflow: 2^76 and 2^84).
+        // `since / 244.140625 < tick + 1`, exactly, in 128 bits (no overflow: below 2^76 and
+        // 2^77, the tick being under 2^57).
         u128::from(since) * u128::from(TICKS_PER_MS) < (u128::from(tick) + 1) * 1_000_000
     }
 

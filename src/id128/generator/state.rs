@@ -53,15 +53,21 @@ impl SharedState {
                 self.0.restore(next, current);
             }
         }
-        self.take_one_by_rule(timeline, clock)
+        self.take_one_by_rule(current, reading, timeline, clock)
     }
 
-    /// [`take_one`](Self::take_one) off the fast rule: out of line, so that the fast path
-    /// stays small.
+    /// [`take_one`](Self::take_one) off the fast rule, from the state and reading it read:
+    /// out of line, so that the fast path stays small.
     #[cold]
     #[inline(never)]
-    fn take_one_by_rule<C: Clock>(&self, timeline: &Timeline, clock: &C) -> u64 {
-        self.take(timeline, clock, 1).0
+    fn take_one_by_rule<C: Clock>(
+        &self,
+        current: u64,
+        reading: u64,
+        timeline: &Timeline,
+        clock: &C,
+    ) -> u64 {
+        self.take_from(current, reading, timeline, clock, 1).0
     }
 
     /// Takes up to `n` (at least 1) consecutive states after the last issued one, as many
@@ -73,18 +79,33 @@ impl SharedState {
         // Relaxed: the state is a lone value; uniqueness comes from the modification order
         // of this one atomic, which every RMW respects at any ordering, and no other memory
         // is published through it.
-        let mut current = self.0.load(Ordering::Relaxed);
+        let current = self.0.load(Ordering::Relaxed);
+        self.take_from(current, clock.recent_unix_nanos(), timeline, clock, n)
+    }
+
+    /// [`take`](Self::take) from a state and a cheap reading its caller has read already
+    /// (a stale state only costs a failed CAS).
+    #[inline]
+    fn take_from<C: Clock>(
+        &self,
+        mut current: u64,
+        cheap: u64,
+        timeline: &Timeline,
+        clock: &C,
+        n: u64,
+    ) -> (u64, u64) {
         let mut doublings = 0;
         let mut waiter = Waiter::new();
         // The cheap reading first, as the 64-bit rule does: it lags the exact one by a bounded
         // amount, so an ID's time stays within the lead of the true time; only when it would
         // make the call wait is the exact reading taken (and kept through the wait).
         let mut exact = false;
+        let mut given = Some(cheap);
         loop {
-            let reading = if exact {
-                clock.now_unix_nanos()
-            } else {
-                clock.recent_unix_nanos()
+            let reading = match given.take() {
+                Some(cheap) => cheap,
+                None if exact => clock.now_unix_nanos(),
+                None => clock.recent_unix_nanos(),
             };
             let (first, last) = match timeline.next(current, reading, n) {
                 Ok(states) => states,

@@ -53,6 +53,8 @@ mod events;
 #[cfg(feature = "std")]
 mod fleet;
 mod generator;
+#[cfg(feature = "std")]
+mod generator128;
 mod id;
 mod id128;
 #[cfg(feature = "std")]
@@ -91,10 +93,10 @@ pub use self::fleet::node::{NodeError, NodeSource};
 #[cfg(feature = "redis")]
 pub use self::fleet::redis;
 pub use self::generator::{Generator, GeneratorBuilder};
+#[cfg(feature = "std")]
+pub use self::generator128::{UlidGenerator, UlidShard, Uuid7Generator, Uuid7Shard};
 pub use self::id::{BigintError, Decoded, Id, Parts};
 pub use self::id128::{Id128Error, Ulid, Uuid7};
-#[cfg(feature = "std")]
-pub use self::id128::{UlidGenerator, UlidShard, Uuid7Generator, Uuid7Shard};
 #[cfg(feature = "std")]
 pub use self::integrations::asynchronous;
 #[cfg(feature = "postgres")]

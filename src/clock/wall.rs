@@ -1,6 +1,6 @@
 //! [`WallClock`]: the operating system's clock, read on every call.
 
-use super::{system_unix_nanos, Clock};
+use super::Clock;
 
 /// Reads `SystemTime::now()` on every call (~35 ns here), for users who want IDs to follow
 /// the operating system's clock exactly, steps included.
@@ -28,4 +28,12 @@ impl Clock for WallClock {
     fn now_unix_nanos(&self) -> u64 {
         system_unix_nanos()
     }
+}
+
+/// `SystemTime::now()` in Unix nanoseconds; 0 before 1970, saturating after 2554.
+#[cfg(feature = "std")]
+pub(crate) fn system_unix_nanos() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use crossbeam_utils::CachePadded;
 
+use super::shared::Shared;
 use super::slots::Hold;
-use super::Shared;
 use crate::clock::{Clock, TscClock};
 use crate::id::Id;
 use crate::layout::Layout;
@@ -293,12 +293,6 @@ impl<C: Clock> IdSource for OwnedShard<C> {
 
     fn max_wait(&self) -> Duration {
         OwnedShard::max_wait(self)
-    }
-}
-
-impl<C> Shared<C> {
-    fn node(&self) -> u64 {
-        self.node
     }
 }
 

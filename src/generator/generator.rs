@@ -17,8 +17,8 @@ use crate::mint::cell::StateCell;
 use crate::mint::minter::Minter;
 use crate::mint::MintError;
 use crate::mint::Rollback;
+use crate::source::id_source_by_inherent;
 use crate::source::IdBatch;
-use crate::source::IdSource;
 use crate::source::{fill_with, FillError};
 use crate::sync::AtomicU64;
 
@@ -369,53 +369,7 @@ impl<C: Clock + core::fmt::Debug> core::fmt::Debug for Generator<C> {
     }
 }
 
-impl<C: Clock> IdSource for Generator<C> {
-    type Clock = C;
-    type Error = MintError;
-
-    #[inline]
-    fn next_id(&self) -> Result<Id, MintError> {
-        Generator::next_id(self)
-    }
-
-    #[inline]
-    fn try_next_id(&self) -> Result<Id, MintError> {
-        Generator::try_next_id(self)
-    }
-
-    #[inline]
-    fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
-        Generator::next_id_timeout(self, timeout)
-    }
-
-    fn next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
-        Generator::next_ids(self, n)
-    }
-
-    fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
-        Generator::try_next_ids(self, n)
-    }
-
-    fn fill(&self, out: &mut [Id]) -> Result<(), FillError<MintError>> {
-        Generator::fill(self, out)
-    }
-
-    fn layout(&self) -> &Layout {
-        Generator::layout(self)
-    }
-
-    fn last_id(&self) -> Option<Id> {
-        Generator::last_id(self)
-    }
-
-    fn clock(&self) -> &C {
-        Generator::clock(self)
-    }
-
-    fn max_wait(&self) -> Duration {
-        Generator::max_wait(self)
-    }
-}
+id_source_by_inherent!(impl[C: Clock] Generator<C> { clock: C, error: MintError });
 
 /// Without `std` (no crossbeam-utils): the state on a 128-byte line of its own, as
 /// `crossbeam_utils::CachePadded` places it on x86-64 and aarch64 (two 64-byte lines, for the

@@ -11,8 +11,8 @@ use crate::clock::{Clock, TscClock};
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::mint::MintError;
+use crate::source::id_source_by_inherent;
 use crate::source::IdBatch;
-use crate::source::IdSource;
 use crate::source::{fill_with, FillError};
 
 /// One shard of a [`ShardedGenerator`](crate::ShardedGenerator), owned by one worker: minting
@@ -248,53 +248,7 @@ impl<C: Clock> OwnedShard<C> {
     }
 }
 
-impl<C: Clock> IdSource for OwnedShard<C> {
-    type Clock = C;
-    type Error = MintError;
-
-    #[inline]
-    fn next_id(&self) -> Result<Id, MintError> {
-        OwnedShard::next_id(self)
-    }
-
-    #[inline]
-    fn try_next_id(&self) -> Result<Id, MintError> {
-        OwnedShard::try_next_id(self)
-    }
-
-    #[inline]
-    fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
-        OwnedShard::next_id_timeout(self, timeout)
-    }
-
-    fn next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
-        OwnedShard::next_ids(self, n)
-    }
-
-    fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
-        OwnedShard::try_next_ids(self, n)
-    }
-
-    fn fill(&self, out: &mut [Id]) -> Result<(), FillError<MintError>> {
-        OwnedShard::fill(self, out)
-    }
-
-    fn layout(&self) -> &Layout {
-        OwnedShard::layout(self)
-    }
-
-    fn last_id(&self) -> Option<Id> {
-        OwnedShard::last_id(self)
-    }
-
-    fn clock(&self) -> &C {
-        OwnedShard::clock(self)
-    }
-
-    fn max_wait(&self) -> Duration {
-        OwnedShard::max_wait(self)
-    }
-}
+id_source_by_inherent!(impl[C: Clock] OwnedShard<C> { clock: C, error: MintError });
 
 impl<C> core::fmt::Debug for OwnedShard<C> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

@@ -16,8 +16,8 @@ use crate::layout::Layout;
 use crate::mint::minter::Minter;
 use crate::mint::rule::last_of_tick;
 use crate::mint::MintError;
+use crate::source::id_source_by_inherent;
 use crate::source::IdBatch;
-use crate::source::IdSource;
 use crate::source::{fill_with, FillError};
 
 /// A generator whose node field is split into a node part and a shard part, so that every
@@ -460,49 +460,4 @@ impl<C> core::fmt::Debug for ShardedGenerator<C> {
     }
 }
 
-impl<C: Clock> IdSource for ShardedGenerator<C> {
-    type Clock = C;
-    type Error = MintError;
-
-    #[inline]
-    fn next_id(&self) -> Result<Id, MintError> {
-        ShardedGenerator::next_id(self)
-    }
-
-    #[inline]
-    fn try_next_id(&self) -> Result<Id, MintError> {
-        ShardedGenerator::try_next_id(self)
-    }
-
-    fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
-        ShardedGenerator::next_id_timeout(self, timeout)
-    }
-
-    fn next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
-        ShardedGenerator::next_ids(self, n)
-    }
-
-    fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
-        ShardedGenerator::try_next_ids(self, n)
-    }
-
-    fn fill(&self, out: &mut [Id]) -> Result<(), FillError<MintError>> {
-        ShardedGenerator::fill(self, out)
-    }
-
-    fn layout(&self) -> &Layout {
-        ShardedGenerator::layout(self)
-    }
-
-    fn last_id(&self) -> Option<Id> {
-        ShardedGenerator::last_id(self)
-    }
-
-    fn clock(&self) -> &C {
-        ShardedGenerator::clock(self)
-    }
-
-    fn max_wait(&self) -> Duration {
-        ShardedGenerator::max_wait(self)
-    }
-}
+id_source_by_inherent!(impl[C: Clock] ShardedGenerator<C> { clock: C, error: MintError });

@@ -1,8 +1,6 @@
 //! [`IdSource`]: the one trait every source of IDs implements, [`MintFailure`] for its
 //! errors, and [`SourceBuilder`] for the settings of a source whose node comes from outside.
 
-#[cfg(feature = "alloc")]
-use alloc::{boxed::Box, sync::Arc};
 use core::time::Duration;
 
 use super::batch::IdBatch;
@@ -272,64 +270,3 @@ pub trait SourceBuilder: Sized {
     /// ```
     fn build(self) -> Result<Self::Source, Self::Error>;
 }
-
-/// `IdSource` through a reference, an `Arc` or a `Box`, so that callers can hand out shared
-/// sources to threads and tasks.
-macro_rules! forward_source {
-    ($($ptr:ty),*) => {$(
-        impl<S: IdSource + ?Sized> IdSource for $ptr {
-            type Clock = S::Clock;
-            type Error = S::Error;
-
-            #[inline]
-            fn next_id(&self) -> Result<Id, S::Error> {
-                (**self).next_id()
-            }
-
-            #[inline]
-            fn try_next_id(&self) -> Result<Id, S::Error> {
-                (**self).try_next_id()
-            }
-
-            #[inline]
-            fn next_id_timeout(&self, timeout: Duration) -> Result<Id, S::Error> {
-                (**self).next_id_timeout(timeout)
-            }
-
-            #[inline]
-            fn next_ids(&self, n: u64) -> Result<IdBatch, S::Error> {
-                (**self).next_ids(n)
-            }
-
-            #[inline]
-            fn try_next_ids(&self, n: u64) -> Result<IdBatch, S::Error> {
-                (**self).try_next_ids(n)
-            }
-
-            #[inline]
-            fn fill(&self, out: &mut [Id]) -> Result<(), FillError<S::Error>> {
-                (**self).fill(out)
-            }
-
-            fn layout(&self) -> &Layout {
-                (**self).layout()
-            }
-
-            fn last_id(&self) -> Option<Id> {
-                (**self).last_id()
-            }
-
-            fn clock(&self) -> &S::Clock {
-                (**self).clock()
-            }
-
-            fn max_wait(&self) -> Duration {
-                (**self).max_wait()
-            }
-        }
-    )*};
-}
-
-forward_source!(&S);
-#[cfg(feature = "alloc")]
-forward_source!(Arc<S>, Box<S>);

@@ -7,12 +7,15 @@
 //! | `id_source.rs` | [`IdSource`], [`MintFailure`] for its errors, [`SourceBuilder`] for a source whose node comes from outside |
 //! | `batch.rs` | [`IdBatch`]: a run of consecutive IDs reserved with one atomic operation |
 //! | `fill.rs` | the loop that fills a slice tick by tick, and [`FillError`] |
+//! | `forward.rs` | `IdSource` through `&`, `Arc`, `Box`, and `id_source_by_inherent!`: a source type's trait impl from its own calls |
 
 mod batch;
 mod fill;
+mod forward;
 mod id_source;
 
 pub use self::batch::IdBatch;
 pub(crate) use self::fill::fill_with;
 pub use self::fill::FillError;
+pub(crate) use self::forward::id_source_by_inherent;
 pub use self::id_source::{IdSource, MintFailure, SourceBuilder};

@@ -46,9 +46,9 @@
 #[cfg(any(feature = "alloc", test))]
 extern crate alloc;
 
-mod clock;
+pub mod clock;
 pub mod docs;
-mod encoding;
+pub mod encoding;
 mod events;
 #[cfg(feature = "std")]
 mod fleet;
@@ -58,26 +58,15 @@ mod generator128;
 mod id;
 mod id128;
 #[cfg(feature = "std")]
-mod integrations;
-mod layout;
+pub mod integrations;
+pub mod layout;
 mod mint;
 #[cfg(feature = "std")]
-mod shard;
-mod source;
+pub mod shard;
+pub mod source;
 mod sync;
 
-pub use self::clock::Clock;
-#[cfg(feature = "js")]
-pub use self::clock::JsClock;
-#[cfg(any(feature = "alloc", test))]
-pub use self::clock::ManualClock;
-#[cfg(feature = "std")]
-pub use self::clock::{TscClock, TscClockBuilder, TscClockError, WallClock};
-#[cfg(feature = "alloc")]
-pub use self::encoding::ParseEncodingError;
-pub use self::encoding::{EncodedId, Encoding, ParseErrorKind, ParseIdError};
-#[cfg(feature = "metrics")]
-pub use self::events::describe_metrics;
+pub use self::encoding::{error::ParseIdError, scheme::Encoding};
 #[cfg(feature = "etcd")]
 pub use self::fleet::etcd;
 #[cfg(feature = "std")]
@@ -94,24 +83,16 @@ pub use self::fleet::node::{NodeError, NodeSource};
 pub use self::fleet::redis;
 pub use self::generator::{Generator, GeneratorBuilder};
 #[cfg(feature = "std")]
-pub use self::generator128::{UlidGenerator, UlidShard, Uuid7Generator, Uuid7Shard};
+pub use self::generator128::{UlidGenerator, Uuid7Generator};
 pub use self::id::{BigintError, Decoded, Id, Parts};
 pub use self::id128::{Id128Error, Ulid, Uuid7};
+pub use self::layout::{error::LayoutError, shape::Layout};
+pub use self::mint::MintError;
 #[cfg(feature = "std")]
-pub use self::integrations::asynchronous;
-#[cfg(feature = "postgres")]
-pub use self::integrations::postgres;
-#[cfg(feature = "rayon")]
-pub use self::integrations::rayon;
-#[cfg(feature = "serde")]
-pub use self::integrations::serde;
-#[cfg(feature = "sqlx")]
-pub use self::integrations::sqlx;
-pub use self::layout::{Field, Layout, LayoutBuilder, LayoutError, Order, TimeGrid};
-pub use self::mint::{MintError, Rollback};
-#[cfg(feature = "std")]
-pub use self::shard::{OwnedShard, ShardError, ShardedGenerator, ShardedGeneratorBuilder};
-pub use self::source::{FillError, IdBatch, IdSource, MintFailure, SourceBuilder};
+pub use self::shard::{
+    builder::ShardedGeneratorBuilder, error::ShardError, sharded_generator::ShardedGenerator,
+};
+pub use self::source::id_source::IdSource;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -8,6 +8,7 @@
 //! | `ticker.rs` | the thread that re-anchors the TSC clock |
 //! | `error.rs` | [`TscClockError`]: why a TSC clock cannot start |
 //! | `wall.rs` | [`WallClock`]: the OS clock on every call |
+//! | `rollback.rs` | [`Rollback`]: what a generator does when its clock steps back |
 //! | `manual.rs` | [`ManualClock`]: time set by hand, for tests |
 //! | `js.rs` | [`JsClock`]: `Date.now()` in a browser (feature `js`) |
 
@@ -16,6 +17,7 @@
 mod clock;
 #[cfg(feature = "std")]
 mod error;
+mod rollback;
 #[cfg(feature = "js")]
 mod js;
 #[cfg(any(feature = "alloc", test))]
@@ -30,6 +32,7 @@ mod tsc_builder;
 mod wall;
 
 pub use self::clock::Clock;
+pub use self::rollback::Rollback;
 #[cfg(feature = "js")]
 pub use self::js::JsClock;
 #[cfg(any(feature = "alloc", test))]

@@ -9,19 +9,26 @@
 //! The modules depend one way, bottom first: `scheme` (the [`Encoding`] names and
 //! alphabets) ← `error` ← `table` ← `encoded` ← the codecs `radix`, `base64`, `bwmarrin` ←
 //! `dispatch`, behind [`Id::encode`] and [`Id::parse`].
+//!
+//! Public as `snowmint::encoding`: the details of a text ([`EncodedId`]), of a parse error
+//! ([`ParseErrorKind`]) and of an encoding's name ([`ParseEncodingError`]). [`Encoding`] and
+//! [`ParseIdError`] are exported at the crate's root.
 
 mod base64;
 mod bwmarrin;
 mod bytes;
 mod dispatch;
 mod encoded;
-mod error;
+// `ParseIdError`'s and `Encoding`'s files, reached from the crate's root.
+pub(crate) mod error;
 mod radix;
-mod scheme;
+pub(crate) mod scheme;
 mod table;
 
 pub use self::encoded::EncodedId;
-pub use self::error::{ParseErrorKind, ParseIdError};
-pub use self::scheme::Encoding;
+pub use self::error::ParseErrorKind;
+// For the layers above that name it inside the crate (all of them with `std`).
+#[cfg(feature = "std")]
+pub(crate) use self::scheme::Encoding;
 #[cfg(feature = "alloc")]
 pub use self::scheme::ParseEncodingError;

@@ -8,7 +8,7 @@ use crate::id::Id;
 use crate::layout::Layout;
 use crate::layout::{Field, LayoutError};
 use crate::mint::minter::Minter;
-use crate::mint::Rollback;
+use crate::clock::Rollback;
 use crate::source::SourceBuilder;
 
 /// The default margin of the layout's lifetime warning: a year (365.25 days).

@@ -16,7 +16,7 @@ use crate::layout::LayoutError;
 use crate::mint::cell::StateCell;
 use crate::mint::minter::Minter;
 use crate::mint::MintError;
-use crate::mint::Rollback;
+use crate::clock::Rollback;
 use crate::source::id_source_by_inherent;
 use crate::source::IdBatch;
 use crate::source::{fill_with, FillError};

@@ -6,7 +6,7 @@ use core::time::Duration;
 
 use super::cell::StateCell;
 use super::packing::Packing;
-use super::rollback::Rollback;
+use crate::clock::Rollback;
 use super::rule::{step, tolerance_ticks, OwnTick, Rules, Step, TickWindow};
 use super::tick_cache::TickCache;
 use super::wait::{Stopwatch, Waiter};

@@ -8,7 +8,7 @@ use crate::clock::Clock;
 use crate::generator::GeneratorBuilder;
 use crate::id::Id;
 use crate::layout::Layout;
-use crate::mint::Rollback;
+use crate::clock::Rollback;
 use crate::source::SourceBuilder;
 
 /// Default shard bits: 63 exclusive shards, more than the cores of most servers.

@@ -1,5 +1,10 @@
 //! [`ShardedGenerator`]: minting that scales with threads, each thread on a shard of its own.
 //!
+//! Public as `snowmint::shard`: a shard of one's own, for one thread's tightest loop without
+//! the thread-local lookup: [`OwnedShard`] of a sharded generator, and the 128-bit
+//! generators' [`Uuid7Shard`] and [`UlidShard`] (from `generator128/`).
+//! [`ShardedGenerator`], its builder and [`ShardError`] are exported at the crate's root.
+//!
 //! | file | holds |
 //! |---|---|
 //! | `sharded_generator.rs` | [`ShardedGenerator`]: the thread-local shard lookup, the overflow shard, its calls |
@@ -10,17 +15,17 @@
 //! | `local.rs` | the per-thread registry: one hold per generator, handed back at thread exit |
 //! | `error.rs` | [`ShardError`]: settings a sharded generator cannot have |
 
-mod builder;
-mod error;
+// The files of the sharded generator, its builder and its error, reached from the root.
+pub(crate) mod builder;
+pub(crate) mod error;
 mod local;
 mod owned_shard;
-mod sharded_generator;
+pub(crate) mod sharded_generator;
 mod shared;
 mod slots;
 #[cfg(test)]
 mod tests;
 
-pub use self::builder::ShardedGeneratorBuilder;
-pub use self::error::ShardError;
 pub use self::owned_shard::OwnedShard;
-pub use self::sharded_generator::ShardedGenerator;
+pub(crate) use self::sharded_generator::ShardedGenerator;
+pub use crate::generator128::{UlidShard, Uuid7Shard};

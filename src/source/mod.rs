@@ -8,14 +8,20 @@
 //! | `batch.rs` | [`IdBatch`]: a run of consecutive IDs reserved with one atomic operation |
 //! | `fill.rs` | the loop that fills a slice tick by tick, and [`FillError`] |
 //! | `forward.rs` | `IdSource` through `&`, `Arc`, `Box`, and `id_source_by_inherent!`: a source type's trait impl from its own calls |
+//!
+//! Public as `snowmint::source`: what a source hands out beyond one ID ([`IdBatch`],
+//! [`FillError`]) and what an author of a source or of code generic over sources uses
+//! ([`MintFailure`], [`SourceBuilder`]). [`IdSource`] itself is exported at the crate's root.
 
 mod batch;
 mod fill;
 mod forward;
-mod id_source;
+// `IdSource`'s file, reached from the crate's root.
+pub(crate) mod id_source;
 
 pub use self::batch::IdBatch;
 pub(crate) use self::fill::fill_with;
 pub use self::fill::FillError;
 pub(crate) use self::forward::id_source_by_inherent;
-pub use self::id_source::{IdSource, MintFailure, SourceBuilder};
+pub(crate) use self::id_source::IdSource;
+pub use self::id_source::{MintFailure, SourceBuilder};

@@ -13,7 +13,7 @@ use alloc::{boxed::Box, sync::Arc};
 /// `max(last, now)`, so issued time never goes backwards whatever a clock returns.
 ///
 /// ```
-/// use snowmint::{Clock, ManualClock};
+/// use snowmint::clock::{Clock, ManualClock};
 ///
 /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
 /// assert_eq!(clock.now_unix_nanos(), 1_700_000_000_000_000_000);
@@ -36,7 +36,7 @@ pub trait Clock: Send + Sync {
     /// starts the shared TSC clock.
     ///
     /// ```
-    /// use snowmint::{Clock, ManualClock, TscClock};
+    /// use snowmint::clock::{Clock, ManualClock, TscClock};
     /// assert!(ManualClock::process_default().is_none());
     /// # #[cfg(not(miri))]
     /// assert!(TscClock::process_default().is_some());

@@ -17,11 +17,11 @@
 mod clock;
 #[cfg(feature = "std")]
 mod error;
-mod rollback;
 #[cfg(feature = "js")]
 mod js;
 #[cfg(any(feature = "alloc", test))]
 mod manual;
+mod rollback;
 #[cfg(feature = "std")]
 mod ticker;
 #[cfg(feature = "std")]
@@ -32,11 +32,11 @@ mod tsc_builder;
 mod wall;
 
 pub use self::clock::Clock;
-pub use self::rollback::Rollback;
 #[cfg(feature = "js")]
 pub use self::js::JsClock;
 #[cfg(any(feature = "alloc", test))]
 pub use self::manual::ManualClock;
+pub use self::rollback::Rollback;
 #[cfg(feature = "std")]
 pub(crate) use self::wall::system_unix_nanos;
 #[cfg(feature = "std")]

@@ -6,13 +6,14 @@ use super::Clock;
 /// the operating system's clock exactly, steps included.
 ///
 /// A wall clock can step backwards (NTP, an operator, a VM restore). What the generator does
-/// then is its [`Rollback`](crate::Rollback) policy: keep issuing from the last time while
+/// then is its [`Rollback`](crate::clock::Rollback) policy: keep issuing from the last time while
 /// that tick's sequence lasts, or wait up to its bound and then return
 /// [`MintError::ClockBehind`](crate::MintError::ClockBehind). It never repeats an ID and never
 /// waits without a bound.
 ///
 /// ```
-/// use snowmint::{Clock, Generator, Layout, WallClock};
+/// use snowmint::{Generator, Layout};
+/// use snowmint::clock::{Clock, WallClock};
 ///
 /// let gen = Generator::builder(Layout::TWITTER).clock(WallClock).node(1).build()?;
 /// let id = gen.next_id()?;

@@ -41,7 +41,8 @@ impl Id {
     /// not UTF-8 are refused with [`ParseErrorKind::InvalidByte`](super::ParseErrorKind::InvalidByte), never read lossily.
     ///
     /// ```
-    /// use snowmint::{Encoding, Id, ParseErrorKind};
+    /// use snowmint::{Encoding, Id};
+    /// use snowmint::encoding::ParseErrorKind;
     ///
     /// assert_eq!(Id::parse("ff", Encoding::Hex), Ok(Id::from_u64(255)));
     /// let err = Id::parse("FF", Encoding::Hex).unwrap_err();

@@ -7,6 +7,7 @@ use crossbeam_utils::CachePadded;
 
 use super::builder::GeneratorBuilder;
 use crate::clock::Clock;
+use crate::clock::Rollback;
 #[cfg(feature = "std")]
 use crate::clock::TscClock;
 use crate::id::Id;
@@ -16,7 +17,6 @@ use crate::layout::LayoutError;
 use crate::mint::cell::StateCell;
 use crate::mint::minter::Minter;
 use crate::mint::MintError;
-use crate::clock::Rollback;
 use crate::source::id_source_by_inherent;
 use crate::source::IdBatch;
 use crate::source::{fill_with, FillError};
@@ -60,7 +60,8 @@ impl Generator {
     /// lead, [`Rollback::Continue`], `max_wait` of one second (or one tick if longer).
     ///
     /// ```
-    /// use snowmint::{Field, Generator, Layout, LayoutError};
+    /// use snowmint::{Generator, Layout, LayoutError};
+    /// use snowmint::layout::Field;
     /// assert!(Generator::new(Layout::SONYFLAKE, 65_535).is_ok());
     /// assert_eq!(
     ///     Generator::new(Layout::SONYFLAKE, 65_536).unwrap_err(),
@@ -74,7 +75,8 @@ impl Generator {
     /// Settings for a generator on the shared [`TscClock`].
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, Rollback};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::clock::Rollback;
     /// let gen = Generator::builder(Layout::TWITTER)
     ///     .node(7)
     ///     .lead_ticks(2)
@@ -90,11 +92,12 @@ impl Generator {
 
 impl<C: Clock> Generator<C> {
     /// Settings for a generator on `clock`: the way to one without `std`, where there is no
-    /// [`TscClock`](crate::TscClock) to default to (the same as
+    /// [`TscClock`](crate::clock::TscClock) to default to (the same as
     /// `Generator::builder(layout).clock(clock)` with it).
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, ManualClock};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::clock::ManualClock;
     ///
     /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
     /// let gen = Generator::with_clock(Layout::TWITTER, clock).node(5).build()?;
@@ -154,7 +157,8 @@ impl<C: Clock> Generator<C> {
     /// The next ID, or at once an error saying why not and for how long.
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, ManualClock, MintError};
+    /// use snowmint::{Generator, Layout, MintError};
+    /// use snowmint::clock::ManualClock;
     ///
     /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
     /// let gen = Generator::builder(Layout::SONYFLAKE).clock(clock).build()?;
@@ -182,7 +186,8 @@ impl<C: Clock> Generator<C> {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use snowmint::{Generator, Layout, ManualClock, MintError};
+    /// use snowmint::{Generator, Layout, MintError};
+    /// use snowmint::clock::ManualClock;
     ///
     /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
     /// let gen = Generator::builder(Layout::SONYFLAKE).clock(clock).build()?;
@@ -212,7 +217,8 @@ impl<C: Clock> Generator<C> {
     /// `n = 0` is taken as 1.
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, ManualClock};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::clock::ManualClock;
     ///
     /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
     /// let gen = Generator::builder(Layout::TWITTER).clock(clock.clone()).lead_ticks(1).build()?;
@@ -235,7 +241,8 @@ impl<C: Clock> Generator<C> {
     /// Reserves up to `n` consecutive IDs without waiting, as [`next_ids`](Self::next_ids).
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, ManualClock, MintError};
+    /// use snowmint::{Generator, Layout, MintError};
+    /// use snowmint::clock::ManualClock;
     ///
     /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
     /// let gen = Generator::builder(Layout::SONYFLAKE).clock(clock).build()?;
@@ -294,7 +301,8 @@ impl<C: Clock> Generator<C> {
     /// The clock.
     ///
     /// ```
-    /// use snowmint::{Clock, Generator, Layout, ManualClock};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::clock::{Clock, ManualClock};
     /// let gen = Generator::builder(Layout::TWITTER).clock(ManualClock::at_unix_nanos(5)).build()?;
     /// assert_eq!(gen.clock().now_unix_nanos(), 5);
     /// # Ok::<(), snowmint::LayoutError>(())
@@ -329,7 +337,7 @@ impl<C: Clock> Generator<C> {
     ///
     /// ```
     /// let gen = snowmint::Generator::new(snowmint::Layout::TWITTER, 0)?;
-    /// assert_eq!(gen.rollback(), snowmint::Rollback::Continue);
+    /// assert_eq!(gen.rollback(), snowmint::clock::Rollback::Continue);
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
     pub fn rollback(&self) -> Rollback {

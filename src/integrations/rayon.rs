@@ -21,7 +21,8 @@ use crate::source::FillError;
 ///
 /// ```
 /// use rayon::prelude::*;
-/// use snowmint::{rayon::ParallelIdExt, Layout, ShardedGenerator};
+/// use snowmint::{Layout, ShardedGenerator};
+/// use snowmint::integrations::rayon::ParallelIdExt;
 ///
 /// let gen = ShardedGenerator::builder(Layout::TWITTER).build()?;
 /// let rows: Vec<(snowmint::Id, u32)> = (0..10_000_u32)
@@ -99,7 +100,7 @@ impl<C: Clock> ShardedGenerator<C> {
 /// use snowmint::{Layout, ShardedGenerator};
 ///
 /// let gen = Arc::new(ShardedGenerator::builder(Layout::TWITTER).build()?);
-/// let pool = snowmint::rayon::with_shards(rayon::ThreadPoolBuilder::new().num_threads(3), &gen)
+/// let pool = snowmint::integrations::rayon::with_shards(rayon::ThreadPoolBuilder::new().num_threads(3), &gen)
 ///     .build()?;
 /// let shards: Vec<Option<u64>> = pool.broadcast(|_| gen.local_shard());
 /// assert!(shards.iter().all(Option::is_some), "each worker took a shard when it started");

@@ -16,7 +16,8 @@ use super::shape::{Layout, Order, TimeGrid, NANOS_PER_MILLI};
 ///
 /// ```
 /// use std::time::Duration;
-/// use snowmint::{Layout, LayoutError, Order, TimeGrid};
+/// use snowmint::{Layout, LayoutError};
+/// use snowmint::layout::{Order, TimeGrid};
 ///
 /// let layout = Layout::builder()
 ///     .time_bits(39)
@@ -95,7 +96,8 @@ impl LayoutBuilder {
     /// Field order below the time field.
     ///
     /// ```
-    /// use snowmint::{Layout, Order};
+    /// use snowmint::Layout;
+    /// use snowmint::layout::Order;
     /// let l = Layout::builder().order(Order::TimeSequenceNode).build_const();
     /// assert_eq!(l.order(), Order::TimeSequenceNode);
     /// ```
@@ -108,7 +110,8 @@ impl LayoutBuilder {
     /// derived from them use [`TimeGrid::Unix`]).
     ///
     /// ```
-    /// use snowmint::{Layout, TimeGrid};
+    /// use snowmint::Layout;
+    /// use snowmint::layout::TimeGrid;
     /// let l = Layout::builder().time_grid(TimeGrid::Unix).build_const();
     /// assert_eq!(l.time_grid(), TimeGrid::Unix);
     /// ```

@@ -13,7 +13,8 @@ impl Layout {
     /// and sequence cannot be swapped; each is checked against its bits.
     ///
     /// ```
-    /// use snowmint::{Field, Layout, LayoutError, Parts};
+    /// use snowmint::{Layout, LayoutError, Parts};
+    /// use snowmint::layout::Field;
     /// let l = Layout::TWITTER;
     /// let id = l.compose(1, Parts { node: 2, sequence: 3 })?;
     /// assert_eq!(id.to_u64(), 1 << 22 | 2 << 12 | 3);

@@ -227,7 +227,8 @@ impl<C: Clock> OwnedShard<C> {
     /// The clock.
     ///
     /// ```
-    /// use snowmint::{Clock, Layout, ManualClock, ShardedGenerator};
+    /// use snowmint::{Layout, ShardedGenerator};
+    /// use snowmint::clock::{Clock, ManualClock};
     /// let gen = ShardedGenerator::builder(Layout::TWITTER).clock(ManualClock::at_unix_nanos(5)).build()?;
     /// assert_eq!(gen.own_shard()?.clock().now_unix_nanos(), 5);
     /// # Ok::<(), Box<dyn std::error::Error>>(())

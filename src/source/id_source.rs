@@ -12,7 +12,7 @@ use crate::layout::LayoutError;
 use crate::mint::MintError;
 
 /// A source of unique, time-ordered IDs of one layout: a [`Generator`](crate::Generator), a
-/// [`ShardedGenerator`](crate::ShardedGenerator), a shard's [`OwnedShard`](crate::OwnedShard), or any
+/// [`ShardedGenerator`](crate::ShardedGenerator), a shard's [`OwnedShard`](crate::shard::OwnedShard), or any
 /// of them behind a [`Fenced`](crate::Fenced) wrapper (a file guard or a Redis lease).
 ///
 /// Code that mints (rayon helpers, the async calls, the command-line tool, the ID service)
@@ -150,7 +150,8 @@ pub trait IdSource {
     /// The clock.
     ///
     /// ```
-    /// use snowmint::{Clock, Generator, IdSource, Layout, ManualClock};
+    /// use snowmint::{Generator, IdSource, Layout};
+    /// use snowmint::clock::{Clock, ManualClock};
     /// let gen = Generator::builder(Layout::TWITTER).clock(ManualClock::at_unix_millis(7)).build()?;
     /// assert_eq!(IdSource::clock(&gen).now_unix_nanos(), 7_000_000);
     /// # Ok::<(), snowmint::LayoutError>(())
@@ -172,7 +173,8 @@ pub trait IdSource {
 ///
 /// ```
 /// use std::time::Duration;
-/// use snowmint::{MintError, MintFailure};
+/// use snowmint::MintError;
+/// use snowmint::source::MintFailure;
 /// let e = MintError::Exhausted { retry_after: Duration::from_micros(3) };
 /// assert_eq!(MintFailure::retry_after(&e), Some(Duration::from_micros(3)));
 /// ```
@@ -181,7 +183,8 @@ pub trait MintFailure: core::error::Error + From<MintError> + Send + Sync + 'sta
     /// (the layout expired, the node was lost).
     ///
     /// ```
-    /// use snowmint::{MintError, MintFailure};
+    /// use snowmint::MintError;
+    /// use snowmint::source::MintFailure;
     /// assert_eq!(MintFailure::retry_after(&MintError::Expired { expiry_unix_millis: 0 }), None);
     /// ```
     fn retry_after(&self) -> Option<Duration>;
@@ -198,7 +201,8 @@ impl MintFailure for MintError {
 /// [`ShardedGenerator`](crate::ShardedGenerator), its node (the node bits above the shards).
 ///
 /// ```
-/// use snowmint::{Generator, Layout, ShardedGenerator, SourceBuilder};
+/// use snowmint::{Generator, Layout, ShardedGenerator};
+/// use snowmint::source::SourceBuilder;
 ///
 /// fn on_node<B: SourceBuilder>(b: B, n: u64) -> Result<B::Source, B::Error> {
 ///     let n = n.min(b.max_node());
@@ -219,7 +223,8 @@ pub trait SourceBuilder: Sized {
     /// The largest node number the source takes (its node, when sharded).
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, SourceBuilder};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::source::SourceBuilder;
     /// assert_eq!(SourceBuilder::max_node(&Generator::builder(Layout::SONYFLAKE)), 65_535);
     /// ```
     fn max_node(&self) -> u64;
@@ -227,7 +232,8 @@ pub trait SourceBuilder: Sized {
     /// The node number set so far (the node, when sharded).
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, SourceBuilder};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::source::SourceBuilder;
     /// assert_eq!(Generator::builder(Layout::TWITTER).node(4).node_number(), 4);
     /// ```
     fn node_number(&self) -> u64;
@@ -235,7 +241,8 @@ pub trait SourceBuilder: Sized {
     /// Sets the node number (the node, when sharded).
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, SourceBuilder};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::source::SourceBuilder;
     /// let gen = SourceBuilder::node(Generator::builder(Layout::TWITTER), 9).build()?;
     /// assert_eq!(gen.node(), 9);
     /// # Ok::<(), snowmint::LayoutError>(())
@@ -246,7 +253,8 @@ pub trait SourceBuilder: Sized {
     /// greater than `id`).
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, SourceBuilder};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::source::SourceBuilder;
     /// let old = Generator::new(Layout::TWITTER, 1)?.next_id()?;
     /// let gen = SourceBuilder::start_after(Generator::builder(Layout::TWITTER).node(1), old).build()?;
     /// assert!(gen.next_id()? > old);
@@ -257,7 +265,8 @@ pub trait SourceBuilder: Sized {
     /// The layout.
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, SourceBuilder};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::source::SourceBuilder;
     /// assert_eq!(*SourceBuilder::layout(&Generator::builder(Layout::JS53)), Layout::JS53);
     /// ```
     fn layout(&self) -> &Layout;
@@ -265,7 +274,8 @@ pub trait SourceBuilder: Sized {
     /// Checks the settings and builds the source.
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, SourceBuilder};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::source::SourceBuilder;
     /// assert!(SourceBuilder::build(Generator::builder(Layout::TWITTER).node(1_024)).is_err());
     /// ```
     fn build(self) -> Result<Self::Source, Self::Error>;

@@ -1,4 +1,4 @@
-//! Always a string: `#[serde(with = "snowmint::serde::as_string")]` serializes the [`Id`]
+//! Always a string: `#[serde(with = "snowmint::integrations::serde::as_string")]` serializes the [`Id`]
 //! as its decimal string, even in binary formats, and deserializes only a decimal string
 //! (no numbers). For `Option<Id>` and `Vec<Id>` fields: [`as_string::option`](self::option) and
 //! [`as_string::vec`](self::vec).
@@ -9,7 +9,7 @@
 //!
 //! #[derive(Serialize, Deserialize, Debug, PartialEq)]
 //! struct Event {
-//!     #[serde(with = "snowmint::serde::as_string")]
+//!     #[serde(with = "snowmint::integrations::serde::as_string")]
 //!     id: Id,
 //! }
 //!

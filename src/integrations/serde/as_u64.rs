@@ -1,4 +1,4 @@
-//! Always a number: `#[serde(with = "snowmint::serde::as_u64")]` serializes the [`Id`] as
+//! Always a number: `#[serde(with = "snowmint::integrations::serde::as_u64")]` serializes the [`Id`] as
 //! a `u64`, even in human-readable formats, and deserializes only a `u64` or a
 //! non-negative `i64` (no strings). For `Option<Id>` and `Vec<Id>` fields: [`as_u64::option`](self::option)
 //! and [`as_u64::vec`](self::vec).
@@ -9,7 +9,7 @@
 //!
 //! #[derive(Serialize, Deserialize, Debug, PartialEq)]
 //! struct Row {
-//!     #[serde(with = "snowmint::serde::as_u64")]
+//!     #[serde(with = "snowmint::integrations::serde::as_u64")]
 //!     id: Id,
 //! }
 //!

@@ -29,7 +29,7 @@ macro_rules! pinned_module {
         /// ```
         /// let mut json = Vec::new();
         /// let id = snowmint::Id::from_u64(7);
-        #[doc = concat!("snowmint::serde::", $module, "::serialize(&id, &mut serde_json::Serializer::new(&mut json))")]
+        #[doc = concat!("snowmint::integrations::serde::", $module, "::serialize(&id, &mut serde_json::Serializer::new(&mut json))")]
         ///     .unwrap();
         #[doc = concat!("assert_eq!(json, br#\"", $one, "\"#);")]
         /// ```
@@ -45,7 +45,7 @@ macro_rules! pinned_module {
         ///
         /// ```
         #[doc = concat!("let mut json = serde_json::Deserializer::from_str(r#\"", $one, "\"#);")]
-        #[doc = concat!("let id = snowmint::serde::", $module, "::deserialize(&mut json).unwrap();")]
+        #[doc = concat!("let id = snowmint::integrations::serde::", $module, "::deserialize(&mut json).unwrap();")]
         /// assert_eq!(id, snowmint::Id::from_u64(7));
         /// ```
         pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Id, D::Error> {
@@ -53,7 +53,7 @@ macro_rules! pinned_module {
         }
 
         #[doc = concat!("[`", $module, "`](super) for an `Option<Id>` field: `#[serde(with =")]
-        #[doc = concat!("\"snowmint::serde::", $module, "::option\")]`, `None` as `null`. Add `#[serde(default)]` to")]
+        #[doc = concat!("\"snowmint::integrations::serde::", $module, "::option\")]`, `None` as `null`. Add `#[serde(default)]` to")]
         /// read a missing field as `None`.
         ///
         /// ```
@@ -62,7 +62,7 @@ macro_rules! pinned_module {
         ///
         /// #[derive(Serialize, Deserialize, Debug, PartialEq)]
         /// struct Reply {
-        #[doc = concat!("    #[serde(default, with = \"snowmint::serde::", $module, "::option\")]")]
+        #[doc = concat!("    #[serde(default, with = \"snowmint::integrations::serde::", $module, "::option\")]")]
         ///     parent: Option<Id>,
         /// }
         ///
@@ -82,7 +82,7 @@ macro_rules! pinned_module {
             /// ```
             /// let mut json = Vec::new();
             /// let id = Some(snowmint::Id::from_u64(7));
-            #[doc = concat!("snowmint::serde::", $module, "::option::serialize(&id, &mut serde_json::Serializer::new(&mut json))")]
+            #[doc = concat!("snowmint::integrations::serde::", $module, "::option::serialize(&id, &mut serde_json::Serializer::new(&mut json))")]
             ///     .unwrap();
             #[doc = concat!("assert_eq!(json, br#\"", $one, "\"#);")]
             /// ```
@@ -101,7 +101,7 @@ macro_rules! pinned_module {
             ///
             /// ```
             /// let mut json = serde_json::Deserializer::from_str("null");
-            #[doc = concat!("assert_eq!(snowmint::serde::", $module, "::option::deserialize(&mut json).unwrap(), None);")]
+            #[doc = concat!("assert_eq!(snowmint::integrations::serde::", $module, "::option::deserialize(&mut json).unwrap(), None);")]
             /// ```
             pub fn deserialize<'de, D: Deserializer<'de>>(
                 deserializer: D,
@@ -111,7 +111,7 @@ macro_rules! pinned_module {
         }
 
         #[doc = concat!("[`", $module, "`](super) for a `Vec<Id>` field: `#[serde(with =")]
-        #[doc = concat!("\"snowmint::serde::", $module, "::vec\")]`, each element ", $each, ".")]
+        #[doc = concat!("\"snowmint::integrations::serde::", $module, "::vec\")]`, each element ", $each, ".")]
         ///
         /// ```
         /// use serde::{Deserialize, Serialize};
@@ -119,7 +119,7 @@ macro_rules! pinned_module {
         ///
         /// #[derive(Serialize, Deserialize, Debug, PartialEq)]
         /// struct Page {
-        #[doc = concat!("    #[serde(with = \"snowmint::serde::", $module, "::vec\")]")]
+        #[doc = concat!("    #[serde(with = \"snowmint::integrations::serde::", $module, "::vec\")]")]
         ///     ids: Vec<Id>,
         /// }
         ///
@@ -140,7 +140,7 @@ macro_rules! pinned_module {
             /// ```
             /// let mut json = Vec::new();
             /// let ids = vec![snowmint::Id::from_u64(7), snowmint::Id::from_u64(8)];
-            #[doc = concat!("snowmint::serde::", $module, "::vec::serialize(&ids, &mut serde_json::Serializer::new(&mut json))")]
+            #[doc = concat!("snowmint::integrations::serde::", $module, "::vec::serialize(&ids, &mut serde_json::Serializer::new(&mut json))")]
             ///     .unwrap();
             #[doc = concat!("assert_eq!(json, br#\"", $seq, "\"#);")]
             /// ```
@@ -156,7 +156,7 @@ macro_rules! pinned_module {
             ///
             /// ```
             #[doc = concat!("let mut json = serde_json::Deserializer::from_str(r#\"", $seq, "\"#);")]
-            #[doc = concat!("let ids = snowmint::serde::", $module, "::vec::deserialize(&mut json).unwrap();")]
+            #[doc = concat!("let ids = snowmint::integrations::serde::", $module, "::vec::deserialize(&mut json).unwrap();")]
             /// assert_eq!(ids, [snowmint::Id::from_u64(7), snowmint::Id::from_u64(8)]);
             /// ```
             pub fn deserialize<'de, D: Deserializer<'de>>(

@@ -16,18 +16,31 @@
 //!
 //! # Pieces
 //! - [`Layout`]: widths, order, unit and epoch per value, with [presets](Layout::PRESETS),
-//!   expiry dates and capacity. More: [`docs::layouts`].
-//! - [`Id`] and [`Encoding`]: the value, its encodings and strict parsers; serde (feature
-//!   `serde`) and PostgreSQL `BIGINT` (features `postgres`, `sqlx`). More: [`docs::encodings`].
-//! - [`Generator`], [`ShardedGenerator`], [`OwnedShard`], [`IdBatch`]: one atomic word per node, a
-//!   shard per thread, batches and slice fills ([`IdSource::fill`]); all [`IdSource`]s. More: [`docs::generators`].
-//! - [`Clock`]s: [`TscClock`] (default), [`WallClock`], [`ManualClock`]. More: [`docs::time`].
+//!   expiry dates and capacity; a layout of one's own from [`layout`]. More: [`docs::layouts`].
+//! - [`Id`] and [`Encoding`]: the value, its encodings and strict parsers ([`encoding`] holds
+//!   their details); serde, PostgreSQL `BIGINT` and the rest in [`integrations`]. More:
+//!   [`docs::encodings`].
+//! - [`Generator`], [`ShardedGenerator`] and every [`IdSource`]: one atomic word per node, a
+//!   shard per thread; batches and slice fills in [`source`], a shard of one's own in
+//!   [`shard`]. More: [`docs::generators`].
+//! - [`clock`]: the TSC clock (the default), the wall clock, a manual clock for tests, and the
+//!   rollback policy. More: [`docs::time`].
 //! - 128-bit IDs on the same clock: [`Uuid7`] and [`Ulid`] with strict parsers (in the
 //!   `no_std` core), minted lock-free by [`Uuid7Generator`] (RFC 9562 method 3) and
 //!   [`UlidGenerator`] (monotonic, never failing), their time at most 1 ms ahead of the
-//!   clock; [`Uuid7Shard`] and [`UlidShard`] for one thread's tightest loop.
+//!   clock.
 //! - Node numbers and fences: [`node`], [`FileGuard`], the Redis lease (feature `redis`),
 //!   [`Fenced`] over any source. More: [`docs::fleets`].
+//!
+//! # The root and the modules
+//! The crate's root holds the names a user of [`Generator`], [`ShardedGenerator`], [`Layout`],
+//! [`Id`] and the 128-bit IDs touches: those types, their builders, the values they hand back
+//! ([`Decoded`], [`Parts`]) and the errors their calls return, with [`IdSource`] for code over
+//! any of them; at most 30 names in all, every feature on, public modules counted
+//! (`tests/surface.rs` fails past that). Whatever serves one who writes a clock, a layout or
+//! a source, tunes one thread's loop, or wires the crate into another library lives in the
+//! public module named for it: [`clock`], [`layout`], [`encoding`], [`source`], [`shard`],
+//! [`integrations`], the fence's and the node's items in theirs. Every item has one path.
 //!
 //! Also: [`docs::migrating`] (from bwmarrin/snowflake and sonyflake), [`docs::cli`] (the
 //! `snowmint` command), [`docs::proof`] (how the guarantees are checked).
@@ -104,12 +117,12 @@ pub use self::clock::{Clock, ManualClock, TscClock, WallClock};
 #[cfg(feature = "std")]
 #[doc(hidden)]
 pub use self::encoding::ParseErrorKind;
-#[cfg(feature = "metrics")]
-#[doc(hidden)]
-pub use self::integrations::describe_metrics;
 #[cfg(feature = "std")]
 #[doc(hidden)]
 pub use self::integrations::asynchronous;
+#[cfg(feature = "metrics")]
+#[doc(hidden)]
+pub use self::integrations::describe_metrics;
 #[cfg(feature = "std")]
 #[doc(hidden)]
 pub use self::layout::{Order, TimeGrid};

@@ -10,36 +10,13 @@
 // The imports are the test: none is used.
 #![allow(unused_imports)]
 
-use snowmint::BigintError as _;
-use snowmint::Decoded as _;
-use snowmint::Encoding as _;
-use snowmint::Generator as _;
-use snowmint::GeneratorBuilder as _;
-use snowmint::Id as _;
-use snowmint::Id128Error as _;
-use snowmint::IdSource as _;
-use snowmint::Layout as _;
-use snowmint::LayoutError as _;
-use snowmint::MintError as _;
-use snowmint::ParseIdError as _;
-use snowmint::Parts as _;
-use snowmint::Ulid as _;
-use snowmint::Uuid7 as _;
-#[cfg(feature = "std")]
-use snowmint::ShardError as _;
-#[cfg(feature = "std")]
-use snowmint::ShardedGenerator as _;
-#[cfg(feature = "std")]
-use snowmint::ShardedGeneratorBuilder as _;
-#[cfg(feature = "std")]
-use snowmint::UlidGenerator as _;
-#[cfg(feature = "std")]
-use snowmint::Uuid7Generator as _;
 use snowmint::clock as _;
 use snowmint::clock::Clock as _;
-use snowmint::clock::Rollback as _;
+#[cfg(feature = "js")]
+use snowmint::clock::JsClock as _;
 #[cfg(feature = "alloc")]
 use snowmint::clock::ManualClock as _;
+use snowmint::clock::Rollback as _;
 #[cfg(feature = "std")]
 use snowmint::clock::TscClock as _;
 #[cfg(feature = "std")]
@@ -48,8 +25,6 @@ use snowmint::clock::TscClockBuilder as _;
 use snowmint::clock::TscClockError as _;
 #[cfg(feature = "std")]
 use snowmint::clock::WallClock as _;
-#[cfg(feature = "js")]
-use snowmint::clock::JsClock as _;
 use snowmint::docs as _;
 use snowmint::docs::cli as _;
 use snowmint::docs::encodings as _;
@@ -63,9 +38,21 @@ use snowmint::docs::servers as _;
 use snowmint::docs::time as _;
 use snowmint::encoding as _;
 use snowmint::encoding::EncodedId as _;
-use snowmint::encoding::ParseErrorKind as _;
 #[cfg(feature = "alloc")]
 use snowmint::encoding::ParseEncodingError as _;
+use snowmint::encoding::ParseErrorKind as _;
+#[cfg(feature = "etcd")]
+use snowmint::etcd as _;
+#[cfg(feature = "etcd")]
+use snowmint::etcd::Etcd as _;
+#[cfg(feature = "etcd")]
+use snowmint::etcd::EtcdLease as _;
+#[cfg(feature = "etcd")]
+use snowmint::etcd::GatewayError as _;
+#[cfg(feature = "etcd")]
+use snowmint::etcd::Lease as _;
+#[cfg(feature = "etcd")]
+use snowmint::etcd::LeaseError as _;
 #[cfg(feature = "std")]
 use snowmint::integrations as _;
 #[cfg(feature = "std")]
@@ -85,9 +72,9 @@ use snowmint::integrations::postgres as _;
 #[cfg(feature = "rayon")]
 use snowmint::integrations::rayon as _;
 #[cfg(feature = "rayon")]
-use snowmint::integrations::rayon::ParallelIdExt as _;
-#[cfg(feature = "rayon")]
 use snowmint::integrations::rayon::with_shards as _;
+#[cfg(feature = "rayon")]
+use snowmint::integrations::rayon::ParallelIdExt as _;
 #[cfg(feature = "serde")]
 use snowmint::integrations::serde as _;
 #[cfg(feature = "serde")]
@@ -95,39 +82,39 @@ use snowmint::integrations::serde::as_bytes as _;
 #[cfg(feature = "serde")]
 use snowmint::integrations::serde::as_string as _;
 #[cfg(feature = "serde")]
-use snowmint::integrations::serde::as_string::serialize as _;
-#[cfg(feature = "serde")]
 use snowmint::integrations::serde::as_string::deserialize as _;
 #[cfg(feature = "serde")]
 use snowmint::integrations::serde::as_string::option as _;
 #[cfg(feature = "serde")]
+use snowmint::integrations::serde::as_string::option::deserialize as _;
+#[cfg(feature = "serde")]
 use snowmint::integrations::serde::as_string::option::serialize as _;
 #[cfg(feature = "serde")]
-use snowmint::integrations::serde::as_string::option::deserialize as _;
+use snowmint::integrations::serde::as_string::serialize as _;
 #[cfg(feature = "serde")]
 use snowmint::integrations::serde::as_string::vec as _;
 #[cfg(feature = "serde")]
-use snowmint::integrations::serde::as_string::vec::serialize as _;
-#[cfg(feature = "serde")]
 use snowmint::integrations::serde::as_string::vec::deserialize as _;
 #[cfg(feature = "serde")]
-use snowmint::integrations::serde::as_u64 as _;
+use snowmint::integrations::serde::as_string::vec::serialize as _;
 #[cfg(feature = "serde")]
-use snowmint::integrations::serde::as_u64::serialize as _;
+use snowmint::integrations::serde::as_u64 as _;
 #[cfg(feature = "serde")]
 use snowmint::integrations::serde::as_u64::deserialize as _;
 #[cfg(feature = "serde")]
 use snowmint::integrations::serde::as_u64::option as _;
 #[cfg(feature = "serde")]
+use snowmint::integrations::serde::as_u64::option::deserialize as _;
+#[cfg(feature = "serde")]
 use snowmint::integrations::serde::as_u64::option::serialize as _;
 #[cfg(feature = "serde")]
-use snowmint::integrations::serde::as_u64::option::deserialize as _;
+use snowmint::integrations::serde::as_u64::serialize as _;
 #[cfg(feature = "serde")]
 use snowmint::integrations::serde::as_u64::vec as _;
 #[cfg(feature = "serde")]
-use snowmint::integrations::serde::as_u64::vec::serialize as _;
-#[cfg(feature = "serde")]
 use snowmint::integrations::serde::as_u64::vec::deserialize as _;
+#[cfg(feature = "serde")]
+use snowmint::integrations::serde::as_u64::vec::serialize as _;
 #[cfg(feature = "sqlx")]
 use snowmint::integrations::sqlx as _;
 use snowmint::layout as _;
@@ -135,31 +122,6 @@ use snowmint::layout::Field as _;
 use snowmint::layout::LayoutBuilder as _;
 use snowmint::layout::Order as _;
 use snowmint::layout::TimeGrid as _;
-#[cfg(feature = "std")]
-use snowmint::shard as _;
-#[cfg(feature = "std")]
-use snowmint::shard::OwnedShard as _;
-#[cfg(feature = "std")]
-use snowmint::shard::UlidShard as _;
-#[cfg(feature = "std")]
-use snowmint::shard::Uuid7Shard as _;
-use snowmint::source as _;
-use snowmint::source::FillError as _;
-use snowmint::source::IdBatch as _;
-use snowmint::source::MintFailure as _;
-use snowmint::source::SourceBuilder as _;
-#[cfg(feature = "etcd")]
-use snowmint::etcd as _;
-#[cfg(feature = "etcd")]
-use snowmint::etcd::Etcd as _;
-#[cfg(feature = "etcd")]
-use snowmint::etcd::EtcdLease as _;
-#[cfg(feature = "etcd")]
-use snowmint::etcd::GatewayError as _;
-#[cfg(feature = "etcd")]
-use snowmint::etcd::Lease as _;
-#[cfg(feature = "etcd")]
-use snowmint::etcd::LeaseError as _;
 #[cfg(any(feature = "redis", feature = "etcd"))]
 use snowmint::lease as _;
 #[cfg(any(feature = "redis", feature = "etcd"))]
@@ -197,23 +159,61 @@ use snowmint::redis::Redis as _;
 #[cfg(feature = "redis")]
 use snowmint::redis::RedisLease as _;
 #[cfg(feature = "std")]
+use snowmint::shard as _;
+#[cfg(feature = "std")]
+use snowmint::shard::OwnedShard as _;
+#[cfg(feature = "std")]
+use snowmint::shard::UlidShard as _;
+#[cfg(feature = "std")]
+use snowmint::shard::Uuid7Shard as _;
+use snowmint::source as _;
+use snowmint::source::FillError as _;
+use snowmint::source::IdBatch as _;
+use snowmint::source::MintFailure as _;
+use snowmint::source::SourceBuilder as _;
+use snowmint::BigintError as _;
+#[cfg(feature = "std")]
 use snowmint::Cause as _;
+use snowmint::Decoded as _;
+use snowmint::Encoding as _;
 #[cfg(feature = "std")]
 use snowmint::FenceError as _;
 #[cfg(feature = "std")]
 use snowmint::Fenced as _;
 #[cfg(feature = "std")]
 use snowmint::FileGuard as _;
+use snowmint::Generator as _;
+use snowmint::GeneratorBuilder as _;
 #[cfg(feature = "std")]
 use snowmint::GuardError as _;
+use snowmint::Id as _;
+use snowmint::Id128Error as _;
+use snowmint::IdSource as _;
 #[cfg(feature = "std")]
 use snowmint::Keeper as _;
+use snowmint::Layout as _;
+use snowmint::LayoutError as _;
+use snowmint::MintError as _;
 #[cfg(feature = "std")]
 use snowmint::NodeError as _;
 #[cfg(feature = "std")]
 use snowmint::NodeSource as _;
+use snowmint::ParseIdError as _;
+use snowmint::Parts as _;
 #[cfg(feature = "std")]
 use snowmint::Renewal as _;
+#[cfg(feature = "std")]
+use snowmint::ShardError as _;
+#[cfg(feature = "std")]
+use snowmint::ShardedGenerator as _;
+#[cfg(feature = "std")]
+use snowmint::ShardedGeneratorBuilder as _;
+use snowmint::Ulid as _;
+#[cfg(feature = "std")]
+use snowmint::UlidGenerator as _;
+use snowmint::Uuid7 as _;
+#[cfg(feature = "std")]
+use snowmint::Uuid7Generator as _;
 
 #[test]
 fn every_public_path_resolves() {

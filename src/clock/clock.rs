@@ -31,7 +31,8 @@ pub trait Clock: Send + Sync {
     }
 
     /// The clock a generator builder uses when it was given none: the process-wide
-    /// [`TscClock::shared`] for [`TscClock`], `None` for every other clock (their builders
+    /// [`TscClock::shared`](crate::clock::TscClock::shared) for
+    /// [`TscClock`](crate::clock::TscClock), `None` for every other clock (their builders
     /// always have one). Builders call it at `build`, so a builder given another clock never
     /// starts the shared TSC clock.
     ///

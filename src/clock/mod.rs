@@ -1,4 +1,19 @@
-//! Time sources: the [`Clock`] trait and its implementations.
+//! Time sources: the [`Clock`] trait, its implementations, and [`Rollback`], what a
+//! generator does when its clock steps back. A generator takes the shared [`TscClock`] unless
+//! given another.
+//!
+//! ```
+//! use snowmint::clock::{Clock, ManualClock, Rollback};
+//! use snowmint::{Generator, Layout};
+//!
+//! let clock = ManualClock::at_unix_millis(1_700_000_000_000);
+//! let gen = Generator::with_clock(Layout::TWITTER, clock.clone())
+//!     .on_rollback(Rollback::Wait)
+//!     .build()?;
+//! assert_eq!(Layout::TWITTER.decode(gen.next_id()?).unix_millis(), 1_700_000_000_000);
+//! assert_eq!(clock.now_unix_nanos(), 1_700_000_000_000_000_000);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! | file | holds |
 //! |---|---|

@@ -261,7 +261,7 @@ impl<C: Clock> Generator<C> {
     }
 
     /// Fills `out` with unique, increasing IDs, one reservation per tick, as
-    /// [`IdSource::fill`] (on error, the first [`FillError::filled`] IDs are written and
+    /// [`IdSource::fill`](crate::IdSource::fill) (on error, the first [`FillError::filled`] IDs are written and
     /// issued, the rest of `out` as it was).
     ///
     /// ```

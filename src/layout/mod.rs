@@ -13,8 +13,18 @@
 //! | `error.rs` | [`LayoutError`] and the [`Field`] it names |
 //!
 //! Public as `snowmint::layout`: what a layout of one's own is built from ([`LayoutBuilder`],
-//! [`Field`], [`Order`], [`TimeGrid`]). [`Layout`] and [`LayoutError`], which every user of a
-//! generator meets, are exported at the crate's root.
+//! [`Field`], [`Order`], [`TimeGrid`]). [`Layout`] and
+//! [`LayoutError`], which every user of a generator meets, are exported at
+//! the crate's root.
+//!
+//! ```
+//! use snowmint::layout::{Field, Order};
+//! use snowmint::{Layout, LayoutError};
+//!
+//! assert_eq!(Layout::SONYFLAKE.order(), Order::TimeSequenceNode);
+//! let err = Layout::builder().node_bits(70).build().unwrap_err();
+//! assert!(matches!(err, LayoutError::FieldTooWide { field: Field::Node, .. }));
+//! ```
 
 mod builder;
 mod compose;

@@ -143,7 +143,7 @@ impl<C: Clock> OwnedShard<C> {
     }
 
     /// Fills `out` with unique, increasing IDs from this shard, one reservation per tick, as
-    /// [`IdSource::fill`].
+    /// [`IdSource::fill`](crate::IdSource::fill).
     ///
     /// ```
     /// use snowmint::{Id, Layout, ShardedGenerator};

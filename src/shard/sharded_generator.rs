@@ -240,7 +240,7 @@ impl<C: Clock> ShardedGenerator<C> {
     }
 
     /// Fills `out` with unique, increasing IDs from this thread's shard, one reservation per
-    /// tick, as [`IdSource::fill`]. For a large slice over several threads, see `par_fill`
+    /// tick, as [`IdSource::fill`](crate::IdSource::fill). For a large slice over several threads, see `par_fill`
     /// (feature `rayon`), which runs this on each worker's part.
     ///
     /// ```

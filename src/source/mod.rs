@@ -12,6 +12,22 @@
 //! Public as `snowmint::source`: what a source hands out beyond one ID ([`IdBatch`],
 //! [`FillError`]) and what an author of a source or of code generic over sources uses
 //! ([`MintFailure`], [`SourceBuilder`]). [`IdSource`] itself is exported at the crate's root.
+//!
+//! ```
+//! use snowmint::source::{FillError, IdBatch};
+//! use snowmint::{Generator, IdSource, Layout, MintError};
+//!
+//! fn reserve<S: IdSource>(source: &S) -> Result<IdBatch, S::Error> {
+//!     source.next_ids(16)
+//! }
+//! let gen = Generator::new(Layout::TWITTER, 1)?;
+//! let batch = reserve(&gen)?;
+//! assert_eq!(batch.len(), 16);
+//! let mut out = [snowmint::Id::from_u64(0); 8];
+//! let filled: Result<(), FillError<MintError>> = gen.fill(&mut out);
+//! assert!(filled.is_ok() && out.windows(2).all(|w| w[0] < w[1]));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod batch;
 mod fill;

@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc as StdArc;
 use std::time::{Duration, Instant};
 
-use snowmint::{Id, Layout};
 use snowmint::clock::ManualClock;
+use snowmint::{Id, Layout};
 
 /// One tick of every model layout.
 pub const UNIT: Duration = Duration::from_millis(1);

@@ -80,11 +80,11 @@ use snowmint::integrations::serde as _;
 #[cfg(feature = "serde")]
 use snowmint::integrations::serde::as_bytes as _;
 #[cfg(feature = "serde")]
-use snowmint::integrations::serde::as_bytes::Bytes16 as _;
-#[cfg(feature = "serde")]
 use snowmint::integrations::serde::as_bytes::deserialize as _;
 #[cfg(feature = "serde")]
 use snowmint::integrations::serde::as_bytes::serialize as _;
+#[cfg(feature = "serde")]
+use snowmint::integrations::serde::as_bytes::Bytes16 as _;
 #[cfg(feature = "serde")]
 use snowmint::integrations::serde::as_string as _;
 #[cfg(feature = "serde")]

@@ -241,10 +241,12 @@ fn fleet_root_name(from: &str) -> Option<Option<&'static str>> {
 fn root_names() -> BTreeSet<String> {
     public_items(&manifest_dir().join("src/lib.rs"))
         .into_iter()
-        .filter_map(|item| match item.from.as_deref().and_then(fleet_root_name) {
-            Some(fleet) => fleet.map(str::to_string),
-            None => Some(item.name),
-        })
+        .filter_map(
+            |item| match item.from.as_deref().and_then(fleet_root_name) {
+                Some(fleet) => fleet.map(str::to_string),
+                None => Some(item.name),
+            },
+        )
         .collect()
 }
 
@@ -344,7 +346,10 @@ fn no_item_has_two_paths() {
         paths.entry(name).or_default().push(path);
     }
     let twice: Vec<_> = paths.values().filter(|p| p.len() > 1).collect();
-    assert!(twice.is_empty(), "items exported under two paths: {twice:?}");
+    assert!(
+        twice.is_empty(),
+        "items exported under two paths: {twice:?}"
+    );
 }
 
 #[test]

@@ -40,6 +40,13 @@ impl Id {
     /// input is text or bytes (`&str`, `&[u8]`, `&String`, `&EncodedId`...): bytes that are
     /// not UTF-8 are refused with [`ParseErrorKind::InvalidByte`](super::ParseErrorKind::InvalidByte), never read lossily.
     ///
+    /// # Errors
+    ///
+    /// [`ParseIdError`](crate::ParseIdError) when `input` is not exactly what
+    /// [`encode`](Id::encode) writes for `encoding`; its [`kind`](crate::ParseIdError::kind) says
+    /// what was wrong (a byte that is not UTF-8, a character outside the alphabet, a length, a
+    /// value above `u64::MAX`) and where.
+    ///
     /// ```
     /// use snowmint::{Encoding, Id};
     /// use snowmint::encoding::ParseErrorKind;

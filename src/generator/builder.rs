@@ -182,6 +182,13 @@ impl<C: Clock> GeneratorBuilder<C> {
     /// Checks the node against the layout, and that the layout has not expired by the
     /// clock, and builds the generator.
     ///
+    /// # Errors
+    ///
+    /// [`LayoutError::FieldOutOfRange`](crate::LayoutError::FieldOutOfRange) when the node does not
+    /// fit the layout's node field (with the allowed range);
+    /// [`LayoutError::Expired`](crate::LayoutError::Expired) when the layout's expiry is already
+    /// past by the clock.
+    ///
     /// ```
     /// use std::time::Duration;
     /// use snowmint::{Generator, Layout, LayoutError};

@@ -59,6 +59,11 @@ impl Generator {
     /// A generator for `node` of `layout` on the shared [`TscClock`], with the defaults: no
     /// lead, [`Rollback::Continue`], `max_wait` of one second (or one tick if longer).
     ///
+    /// # Errors
+    ///
+    /// As [`GeneratorBuilder::build`]: [`LayoutError::FieldOutOfRange`] when `node` does not fit
+    /// the layout, [`LayoutError::Expired`] when the layout's expiry is past.
+    ///
     /// ```
     /// use snowmint::{Generator, Layout, LayoutError};
     /// use snowmint::layout::Field;
@@ -124,6 +129,13 @@ impl<C: Clock> Generator<C> {
     /// The next ID, waiting (at most `max_wait`) if this tick's sequence is used up or the
     /// clock was stepped back.
     ///
+    /// # Errors
+    ///
+    /// [`MintError::Exhausted`] if the tick's sequence and the lead stay used up, or
+    /// [`MintError::ClockBehind`] if the clock stays behind the last issued time, for longer than
+    /// [`max_wait`](Self::max_wait); [`MintError::Expired`] once the layout's time field is full;
+    /// [`MintError::Layout`] if the clock reads a time before the layout's epoch.
+    ///
     /// ```
     /// use std::collections::HashSet;
     /// use snowmint::{Generator, Layout};
@@ -156,6 +168,13 @@ impl<C: Clock> Generator<C> {
 
     /// The next ID, or at once an error saying why not and for how long.
     ///
+    /// # Errors
+    ///
+    /// At once, without waiting: [`MintError::Exhausted`] (with how long to wait) when the tick's
+    /// sequence and the lead are used up, [`MintError::ClockBehind`] when the clock is behind the
+    /// last issued time by more than the lead, [`MintError::Expired`] once the layout's time field
+    /// is full, [`MintError::Layout`] if the clock reads a time before the layout's epoch.
+    ///
     /// ```
     /// use snowmint::{Generator, Layout, MintError};
     /// use snowmint::clock::ManualClock;
@@ -183,6 +202,13 @@ impl<C: Clock> Generator<C> {
 
     /// The next ID, waiting at most `timeout` for it. A wait that cannot end in time is not
     /// started: the error comes at once.
+    ///
+    /// # Errors
+    ///
+    /// [`MintError::Exhausted`] if the tick's sequence and the lead stay used up, or
+    /// [`MintError::ClockBehind`] if the clock stays behind the last issued time, for longer than
+    /// `timeout`; [`MintError::Expired`] once the layout's time field is full;
+    /// [`MintError::Layout`] if the clock reads a time before the layout's epoch.
     ///
     /// ```
     /// use std::time::Duration;
@@ -216,6 +242,10 @@ impl<C: Clock> Generator<C> {
     /// current tick, plus the ticks the lead allows, has fewer left: call again for the rest.
     /// `n = 0` is taken as 1.
     ///
+    /// # Errors
+    ///
+    /// As [`next_id`](Self::next_id), for the whole batch: none of it is minted on an error.
+    ///
     /// ```
     /// use snowmint::{Generator, Layout};
     /// use snowmint::clock::ManualClock;
@@ -240,6 +270,11 @@ impl<C: Clock> Generator<C> {
 
     /// Reserves up to `n` consecutive IDs without waiting, as [`next_ids`](Self::next_ids).
     ///
+    /// # Errors
+    ///
+    /// As [`try_next_id`](Self::try_next_id), for the whole batch: none of it is minted on an
+    /// error.
+    ///
     /// ```
     /// use snowmint::{Generator, Layout, MintError};
     /// use snowmint::clock::ManualClock;
@@ -263,6 +298,11 @@ impl<C: Clock> Generator<C> {
     /// Fills `out` with unique, increasing IDs, one reservation per tick, as
     /// [`IdSource::fill`](crate::IdSource::fill) (on error, the first [`FillError::filled`] IDs are written and
     /// issued, the rest of `out` as it was).
+    ///
+    /// # Errors
+    ///
+    /// [`FillError`](crate::source::FillError) with the error that stopped the fill (as
+    /// [`next_id`](Self::next_id)'s) and how many IDs were written before it.
     ///
     /// ```
     /// use snowmint::{Generator, Id, Layout};

@@ -60,6 +60,12 @@ impl<C: Clock> ShardedGenerator<C> {
     /// filling runs of up to 4,096 IDs from its shard as [`ShardedGenerator::fill`] does
     /// (one reservation per tick). On error some runs may be filled and others not.
     ///
+    /// # Errors
+    ///
+    /// The first [`MintError`] a worker's shard returned (as
+    /// [`ShardedGenerator::next_id`](crate::ShardedGenerator::next_id)'s); the slice is then partly
+    /// filled.
+    ///
     /// ```
     /// use snowmint::{Id, Layout, ShardedGenerator};
     /// let gen = ShardedGenerator::builder(Layout::TWITTER).build()?;
@@ -78,6 +84,10 @@ impl<C: Clock> ShardedGenerator<C> {
 
     /// `n` unique IDs minted in parallel, as [`par_fill`](Self::par_fill). They are not in
     /// order: each worker's run comes from its own shard.
+    ///
+    /// # Errors
+    ///
+    /// As [`par_fill`](Self::par_fill): the first [`MintError`] a worker's shard returned.
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;

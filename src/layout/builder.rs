@@ -182,6 +182,12 @@ impl LayoutBuilder {
     /// Validates the layout's shape: every rule but "the epoch is not in the future", which
     /// needs the wall clock (see [`build`](Self::build)). `const`, for constants.
     ///
+    /// # Errors
+    ///
+    /// [`LayoutError`] naming the first rule broken, with the allowed range: no time bits, a field
+    /// or the sum too wide for `max_bits`, `max_bits` outside 1 to 64, a zero or too long unit, an
+    /// epoch before 1970 or too late, an expiry that does not fit.
+    ///
     /// ```
     /// use snowmint::{Layout, LayoutError};
     /// assert_eq!(Layout::builder().time_bits(0).validate(), Err(LayoutError::NoTimeBits));
@@ -313,6 +319,11 @@ impl LayoutBuilder {
 
     /// Validates every rule, including (with `std`: without it there is no wall clock to ask)
     /// that the epoch is not in the future by the wall clock.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate), and (with `std`) [`LayoutError::EpochInFuture`] when the
+    /// epoch is after the wall clock's now.
     ///
     /// ```
     /// use snowmint::{Layout, LayoutError};

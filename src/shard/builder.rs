@@ -161,6 +161,14 @@ impl<C: Clock> ShardedGeneratorBuilder<C> {
 
     /// Checks the split and builds the generator.
     ///
+    /// # Errors
+    ///
+    /// [`ShardError::ShardBitsOutOfRange`](crate::ShardError::ShardBitsOutOfRange) when the shard
+    /// bits exceed the layout's node bits,
+    /// [`ShardError::NodeOutOfRange`](crate::ShardError::NodeOutOfRange) when the node does not fit
+    /// the bits left, [`ShardError::Layout`](crate::ShardError::Layout) when the layout's expiry is
+    /// past (each with the allowed range).
+    ///
     /// ```
     /// use snowmint::{Layout, ShardedGenerator};
     /// let gen = ShardedGenerator::builder(Layout::DISCORD).shard_bits(5).node(31).build()?;

@@ -58,6 +58,13 @@ impl<C: Clock> OwnedShard<C> {
 
     /// The next ID, waiting (at most `max_wait`) if this shard's tick is used up.
     ///
+    /// # Errors
+    ///
+    /// [`MintError::Exhausted`] if the tick's sequence and the lead stay used up, or
+    /// [`MintError::ClockBehind`] if the clock stays behind the last issued time, for longer than
+    /// [`max_wait`](Self::max_wait); [`MintError::Expired`] once the layout's time field is full;
+    /// [`MintError::Layout`] if the clock reads a time before the layout's epoch.
+    ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
     /// let owned = gen.own_shard()?;
@@ -83,6 +90,13 @@ impl<C: Clock> OwnedShard<C> {
 
     /// The next ID, waiting at most `timeout` for it.
     ///
+    /// # Errors
+    ///
+    /// [`MintError::Exhausted`] if the tick's sequence and the lead stay used up, or
+    /// [`MintError::ClockBehind`] if the clock stays behind the last issued time, for longer than
+    /// `timeout`; [`MintError::Expired`] once the layout's time field is full;
+    /// [`MintError::Layout`] if the clock reads a time before the layout's epoch.
+    ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
     /// let owned = gen.own_shard()?;
@@ -97,6 +111,13 @@ impl<C: Clock> OwnedShard<C> {
     }
 
     /// The next ID, or at once an error saying why not.
+    ///
+    /// # Errors
+    ///
+    /// At once, without waiting: [`MintError::Exhausted`] (with how long to wait) when the tick's
+    /// sequence and the lead are used up, [`MintError::ClockBehind`] when the clock is behind the
+    /// last issued time by more than the lead, [`MintError::Expired`] once the layout's time field
+    /// is full, [`MintError::Layout`] if the clock reads a time before the layout's epoch.
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
@@ -114,6 +135,10 @@ impl<C: Clock> OwnedShard<C> {
     /// Reserves up to `n` consecutive IDs on this shard, as
     /// [`Generator::next_ids`](crate::Generator::next_ids).
     ///
+    /// # Errors
+    ///
+    /// As [`next_id`](Self::next_id), for the whole batch: none of it is minted on an error.
+    ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
     /// let owned = gen.own_shard()?;
@@ -130,6 +155,11 @@ impl<C: Clock> OwnedShard<C> {
 
     /// Reserves up to `n` consecutive IDs on this shard without waiting.
     ///
+    /// # Errors
+    ///
+    /// As [`try_next_id`](Self::try_next_id), for the whole batch: none of it is minted on an
+    /// error.
+    ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
     /// assert!(!gen.own_shard()?.try_next_ids(8)?.is_empty());
@@ -144,6 +174,11 @@ impl<C: Clock> OwnedShard<C> {
 
     /// Fills `out` with unique, increasing IDs from this shard, one reservation per tick, as
     /// [`IdSource::fill`](crate::IdSource::fill).
+    ///
+    /// # Errors
+    ///
+    /// [`FillError`](crate::source::FillError) with the error that stopped the fill (as
+    /// [`next_id`](Self::next_id)'s) and how many IDs were written before it.
     ///
     /// ```
     /// use snowmint::{Id, Layout, ShardedGenerator};

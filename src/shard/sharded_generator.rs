@@ -134,6 +134,13 @@ impl<C: Clock> ShardedGenerator<C> {
     /// The next ID from this thread's shard, waiting (at most `max_wait`) if the shard's
     /// sequence for this tick is used up.
     ///
+    /// # Errors
+    ///
+    /// [`MintError::Exhausted`] if the tick's sequence and the lead stay used up, or
+    /// [`MintError::ClockBehind`] if the clock stays behind the last issued time, for longer than
+    /// [`max_wait`](Self::max_wait); [`MintError::Expired`] once the layout's time field is full;
+    /// [`MintError::Layout`] if the clock reads a time before the layout's epoch.
+    ///
     /// ```
     /// use snowmint::{Layout, ShardedGenerator};
     /// let gen = ShardedGenerator::builder(Layout::TWITTER).node(3).build()?;
@@ -155,6 +162,13 @@ impl<C: Clock> ShardedGenerator<C> {
     }
 
     /// The next ID from this thread's shard, waiting at most `timeout` for it.
+    ///
+    /// # Errors
+    ///
+    /// [`MintError::Exhausted`] if the tick's sequence and the lead stay used up, or
+    /// [`MintError::ClockBehind`] if the clock stays behind the last issued time, for longer than
+    /// `timeout`; [`MintError::Expired`] once the layout's time field is full;
+    /// [`MintError::Layout`] if the clock reads a time before the layout's epoch.
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
@@ -204,6 +218,13 @@ impl<C: Clock> ShardedGenerator<C> {
 
     /// The next ID from this thread's shard, or at once an error saying why not.
     ///
+    /// # Errors
+    ///
+    /// At once, without waiting: [`MintError::Exhausted`] (with how long to wait) when the tick's
+    /// sequence and the lead are used up, [`MintError::ClockBehind`] when the clock is behind the
+    /// last issued time by more than the lead, [`MintError::Expired`] once the layout's time field
+    /// is full, [`MintError::Layout`] if the clock reads a time before the layout's epoch.
+    ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
     /// assert!(gen.try_next_id().is_ok());
@@ -217,6 +238,10 @@ impl<C: Clock> ShardedGenerator<C> {
     /// Reserves up to `n` consecutive IDs on this thread's shard, as
     /// [`Generator::next_ids`](crate::Generator::next_ids).
     ///
+    /// # Errors
+    ///
+    /// As [`next_id`](Self::next_id), for the whole batch: none of it is minted on an error.
+    ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
     /// let batch = gen.next_ids(4_096)?;
@@ -228,6 +253,11 @@ impl<C: Clock> ShardedGenerator<C> {
     }
 
     /// Reserves up to `n` consecutive IDs on this thread's shard without waiting.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_next_id`](Self::try_next_id), for the whole batch: none of it is minted on an
+    /// error.
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
@@ -242,6 +272,11 @@ impl<C: Clock> ShardedGenerator<C> {
     /// Fills `out` with unique, increasing IDs from this thread's shard, one reservation per
     /// tick, as [`IdSource::fill`](crate::IdSource::fill). For a large slice over several threads, see `par_fill`
     /// (feature `rayon`), which runs this on each worker's part.
+    ///
+    /// # Errors
+    ///
+    /// [`FillError`](crate::source::FillError) with the error that stopped the fill (as
+    /// [`next_id`](Self::next_id)'s) and how many IDs were written before it.
     ///
     /// ```
     /// use snowmint::{Id, Layout, ShardedGenerator};
@@ -278,6 +313,10 @@ impl<C: Clock> ShardedGenerator<C> {
     }
 
     /// An owned shard of a free shard for a worker loop, or [`MintError::NoFreeShard`].
+    ///
+    /// # Errors
+    ///
+    /// [`MintError::NoFreeShard`] when every exclusive shard is owned.
     ///
     /// ```
     /// use snowmint::{Layout, ShardedGenerator};

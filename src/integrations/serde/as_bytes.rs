@@ -72,6 +72,10 @@ impl Bytes16 for Ulid {
 
 /// Writes the ID's 16 bytes as a byte string.
 ///
+/// # Errors
+///
+/// The serializer's own error, if it cannot write 16 bytes.
+///
 /// ```
 /// let id = snowmint::Ulid::from_u128(258);
 /// let mut out = Vec::new();
@@ -85,6 +89,11 @@ pub fn serialize<T: Bytes16, S: Serializer>(id: &T, serializer: S) -> Result<S::
 
 /// Reads an ID from 16 bytes: a byte string or a sequence of 16 numbers; any other length
 /// is an error that says 16 bytes were expected.
+///
+/// # Errors
+///
+/// The deserializer's error when the input is not 16 bytes, or bytes that are not a valid ID of the
+/// type (a `Uuid7` of another version or variant).
 ///
 /// ```
 /// use snowmint::Ulid;

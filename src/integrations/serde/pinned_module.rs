@@ -26,6 +26,10 @@ macro_rules! pinned_module {
 
         #[doc = concat!("Serializes `id` as ", $as_one, ".")]
         ///
+        /// # Errors
+        ///
+        /// The serializer's own error, if it cannot write the value.
+        ///
         /// ```
         /// let mut json = Vec::new();
         /// let id = snowmint::Id::from_u64(7);
@@ -78,6 +82,10 @@ macro_rules! pinned_module {
             use crate::id::Id;
 
             #[doc = concat!("Serializes `Some(id)` as ", $each, ", `None` as none (`null` in JSON).")]
+            ///
+            /// # Errors
+            ///
+            /// The serializer's own error, if it cannot write the value.
             ///
             /// ```
             /// let mut json = Vec::new();
@@ -136,6 +144,10 @@ macro_rules! pinned_module {
 
             #[doc = concat!("Serializes the IDs as a sequence, each ", $each, ". Takes any slice, so a `Box<[Id]>`")]
             /// field can use it too.
+            ///
+            /// # Errors
+            ///
+            /// The serializer's own error, if it cannot write the value.
             ///
             /// ```
             /// let mut json = Vec::new();

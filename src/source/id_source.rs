@@ -47,6 +47,12 @@ pub trait IdSource {
     /// The next ID, waiting (at most [`max_wait`](Self::max_wait)) if the tick's sequence is
     /// used up or the clock was stepped back.
     ///
+    /// # Errors
+    ///
+    /// The source's error when no ID can be had within [`max_wait`](Self::max_wait): the tick used
+    /// up or the clock behind for that long, the layout expired, a fence lost ([`MintFailure`] says
+    /// which and for how long).
+    ///
     /// ```
     /// use snowmint::{Generator, IdSource, Layout};
     /// let gen = Generator::new(Layout::TWITTER, 1)?;
@@ -59,6 +65,11 @@ pub trait IdSource {
     /// The next ID, or at once an error saying why not (and, where waiting helps, for how
     /// long: [`MintFailure::retry_after`]).
     ///
+    /// # Errors
+    ///
+    /// The source's error, at once, when the next ID would need a wait (with
+    /// [`MintFailure::retry_after`]) or cannot be had at all.
+    ///
     /// ```
     /// use snowmint::{Generator, IdSource, Layout};
     /// let gen = Generator::new(Layout::TWITTER, 1)?;
@@ -69,6 +80,10 @@ pub trait IdSource {
 
     /// The next ID, waiting at most `timeout`. A wait that cannot end in time is not
     /// started: the error comes at once.
+    ///
+    /// # Errors
+    ///
+    /// As [`next_id`](Self::next_id), with `timeout` for `max_wait`.
     ///
     /// ```
     /// use std::time::Duration;
@@ -83,6 +98,10 @@ pub trait IdSource {
     /// is available; fewer than `n` when the tick (and the lead) has fewer left. `n = 0` is
     /// taken as 1.
     ///
+    /// # Errors
+    ///
+    /// As [`next_id`](Self::next_id), for the whole batch.
+    ///
     /// ```
     /// use snowmint::{Generator, IdSource, Layout};
     /// let gen = Generator::new(Layout::TWITTER, 1)?;
@@ -92,6 +111,10 @@ pub trait IdSource {
     fn next_ids(&self, n: u64) -> Result<IdBatch, Self::Error>;
 
     /// Reserves up to `n` consecutive IDs without waiting.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_next_id`](Self::try_next_id), for the whole batch.
     ///
     /// ```
     /// use snowmint::{Generator, IdSource, Layout};
@@ -110,6 +133,10 @@ pub trait IdSource {
     /// unique, greater than the one before); the rest of `out` is as it was. A reservation
     /// never asks for more than the slice has left, so the fill drops no ID it reserved.
     /// Implementors may override it with a faster loop that keeps these promises.
+    ///
+    /// # Errors
+    ///
+    /// [`FillError`] with the reservation's error and how many IDs were written before it.
     ///
     /// ```
     /// use snowmint::{Generator, Id, IdSource, Layout};
@@ -272,6 +299,11 @@ pub trait SourceBuilder: Sized {
     fn layout(&self) -> &Layout;
 
     /// Checks the settings and builds the source.
+    ///
+    /// # Errors
+    ///
+    /// The source's error when a setting is out of range (the node above
+    /// [`max_node`](Self::max_node), a split the layout cannot hold) or the layout has expired.
     ///
     /// ```
     /// use snowmint::{Generator, Layout};

@@ -276,6 +276,11 @@ impl LayoutBuilder {
     /// Validates as [`validate`](Self::validate) and panics on a broken rule: in a `const`
     /// item the panic is a compile error, so constant layouts are checked at build time.
     ///
+    /// # Panics
+    ///
+    /// On any rule [`validate`](Self::validate) refuses, naming it (a compile error in a
+    /// `const`); use [`build`](Self::build) for layouts read at run time.
+    ///
     /// ```
     /// const L: snowmint::Layout = snowmint::Layout::builder().node_bits(0).sequence_bits(22).build_const();
     /// assert_eq!(L.ids_per_tick(), 1 << 22);

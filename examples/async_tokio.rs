@@ -27,7 +27,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use snowmint::asynchronous::IdSourceAsync;
+use snowmint::integrations::asynchronous::IdSourceAsync;
 use snowmint::{Generator, Id, IdSource, Layout, ShardedGenerator};
 
 const TASKS: usize = 1_000;

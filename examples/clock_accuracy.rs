@@ -25,7 +25,8 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use snowmint::{Clock, Generator, Id, Layout};
+use snowmint::clock::Clock;
+use snowmint::{Generator, Id, Layout};
 
 /// Width of one histogram bucket.
 const BUCKET_NANOS: u64 = 100;

@@ -13,7 +13,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use snowmint::{Clock, TscClock};
+use snowmint::clock::{Clock, TscClock};
 
 /// Nanoseconds per call of `read` over `calls` calls.
 fn per_call(calls: u64, read: impl Fn() -> u64) -> f64 {

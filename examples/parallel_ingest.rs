@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use rayon::prelude::*;
-use snowmint::rayon::ParallelIdExt;
+use snowmint::integrations::rayon::ParallelIdExt;
 use snowmint::{Id, Layout, ShardedGenerator};
 
 /// An incoming record to be stored under a fresh ID.

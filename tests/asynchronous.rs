@@ -8,8 +8,9 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
-use snowmint::asynchronous::{next_id_with, next_ids_with};
-use snowmint::{Generator, Id, Layout, ManualClock, MintError, Rollback};
+use snowmint::clock::{ManualClock, Rollback};
+use snowmint::integrations::asynchronous::{next_id_with, next_ids_with};
+use snowmint::{Generator, Id, Layout, MintError};
 
 const T0: u64 = 1_700_000_000_000;
 
@@ -150,7 +151,7 @@ fn a_dropped_future_issues_nothing() {
 #[cfg(feature = "tokio")]
 #[test]
 fn heartbeat_keeps_running_under_constant_exhaustion() {
-    use snowmint::asynchronous::IdSourceAsync;
+    use snowmint::integrations::asynchronous::IdSourceAsync;
 
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()

@@ -12,7 +12,8 @@ mod forked {
     use std::panic::{catch_unwind, AssertUnwindSafe};
     use std::time::{Duration, Instant};
 
-    use snowmint::{Clock, Generator, Layout, TscClock};
+    use snowmint::clock::{Clock, TscClock};
+    use snowmint::{Generator, Layout};
 
     /// What a child checks: `Ok`, or why it failed.
     type Check = fn() -> Result<(), String>;

@@ -18,7 +18,8 @@
 
 use std::collections::HashSet;
 
-use snowmint::{EncodedId, Encoding, Id, ParseErrorKind, ParseIdError};
+use snowmint::encoding::{EncodedId, ParseErrorKind};
+use snowmint::{Encoding, Id, ParseIdError};
 
 const DECIMAL: &str = "0123456789";
 const BASE32: &str = "ybndrfg8ejkmcpqxot1uwisza345h769";

@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use metrics_util::debugging::{DebugValue, DebuggingRecorder};
-use snowmint::asynchronous::next_id_with;
+use snowmint::clock::{ManualClock, Rollback};
+use snowmint::integrations::asynchronous::next_id_with;
 use snowmint::{
-    FenceError, Fenced, Generator, Keeper, Layout, ManualClock, MintError, Renewal, Rollback,
-    ShardedGenerator,
+    FenceError, Fenced, Generator, Keeper, Layout, MintError, Renewal, ShardedGenerator,
 };
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id as SpanId, Record};
@@ -870,7 +870,7 @@ fn layout_time_left_and_one_warning_within_the_margin() {
 #[test]
 fn reanchors_record_the_offset_and_the_largest_step() {
     let wall = ManualClock::at_unix_millis(T0);
-    let tsc = snowmint::TscClock::builder()
+    let tsc = snowmint::clock::TscClock::builder()
         .wall(wall.clone())
         .ticker(None)
         .reanchor_every(Duration::from_millis(1))
@@ -880,7 +880,7 @@ fn reanchors_record_the_offset_and_the_largest_step() {
         // The wall clock jumps 50 ms ahead of the TSC: the re-anchor follows at once.
         wall.advance(Duration::from_millis(50));
         std::thread::sleep(Duration::from_millis(3));
-        let _ = snowmint::Clock::now_unix_nanos(&tsc);
+        let _ = snowmint::clock::Clock::now_unix_nanos(&tsc);
     });
     let offset = gauge(&metrics, "snowmint_clock_offset_seconds").unwrap();
     let step = gauge(&metrics, "snowmint_clock_step_max_seconds").unwrap();
@@ -891,7 +891,7 @@ fn reanchors_record_the_offset_and_the_largest_step() {
         // Stepped back a second: the offset says so, the clock steps back 500 µs only.
         wall.rewind(Duration::from_secs(1));
         std::thread::sleep(Duration::from_millis(3));
-        let _ = snowmint::Clock::now_unix_nanos(&tsc);
+        let _ = snowmint::clock::Clock::now_unix_nanos(&tsc);
     });
     let back = gauge(&metrics, "snowmint_clock_offset_seconds").unwrap();
     assert!((-1.01..-0.95).contains(&back), "{back}");

@@ -6,9 +6,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use snowmint::clock::{ManualClock, Rollback};
+use snowmint::source::FillError;
 use snowmint::{
-    FenceError, Fenced, FillError, Generator, Id, IdSource, Keeper, Layout, ManualClock, MintError,
-    Renewal, Rollback, ShardedGenerator,
+    FenceError, Fenced, Generator, Id, IdSource, Keeper, Layout, MintError, Renewal,
+    ShardedGenerator,
 };
 
 /// 8 IDs per 1 ms tick and 4 node numbers: a fill of a few dozen IDs spans ticks. The time

@@ -4,7 +4,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use snowmint::{Clock, Generator, Id, Layout, ManualClock, MintError, Rollback};
+use snowmint::clock::{Clock, ManualClock, Rollback};
+use snowmint::{Generator, Id, Layout, MintError};
 
 const NOW_MS: u64 = 1_700_000_000_000;
 

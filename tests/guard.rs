@@ -8,9 +8,8 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use snowmint::{
-    Clock, FenceError, FileGuard, Generator, GuardError, Id, Layout, ManualClock, WallClock,
-};
+use snowmint::clock::{Clock, ManualClock, WallClock};
+use snowmint::{FenceError, FileGuard, Generator, GuardError, Id, Layout};
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("snowmint-guard-{name}-{}", std::process::id()));

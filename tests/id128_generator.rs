@@ -7,7 +7,8 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use snowmint::{Clock, ManualClock, Ulid, UlidGenerator, Uuid7, Uuid7Generator};
+use snowmint::clock::{Clock, ManualClock};
+use snowmint::{Ulid, UlidGenerator, Uuid7, Uuid7Generator};
 
 const THREADS: usize = 3;
 const PER_THREAD: usize = 200_000;

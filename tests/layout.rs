@@ -2,10 +2,9 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use snowmint::{
-    Field, Generator, Id, Layout, LayoutError, ManualClock, MintError, Order, Parts,
-    ShardedGenerator, TimeGrid,
-};
+use snowmint::clock::ManualClock;
+use snowmint::layout::{Field, Order, TimeGrid};
+use snowmint::{Generator, Id, Layout, LayoutError, MintError, Parts, ShardedGenerator};
 
 fn odd_layouts() -> Vec<Layout> {
     let mut layouts: Vec<Layout> = Layout::PRESETS.iter().map(|&(_, l)| l).collect();

@@ -13,7 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use gen_script::{run, Op, Script};
-use snowmint::{Generator, Id, Layout, ManualClock, Rollback};
+use snowmint::clock::{ManualClock, Rollback};
+use snowmint::{Generator, Id, Layout};
 
 /// IDs per thread: enough to make the threads interleave, few enough for miri.
 const PER_THREAD: usize = if cfg!(miri) { 40 } else { 5_000 };

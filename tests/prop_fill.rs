@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
-use snowmint::{
-    FillError, Generator, Id, Layout, ManualClock, MintError, Rollback, ShardedGenerator,
-};
+use snowmint::clock::{ManualClock, Rollback};
+use snowmint::source::FillError;
+use snowmint::{Generator, Id, Layout, MintError, ShardedGenerator};
 
 /// 4 IDs per 1 ms tick, 4 node numbers.
 const TINY: Layout = Layout::builder()

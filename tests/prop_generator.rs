@@ -13,7 +13,9 @@ use std::time::Duration;
 use gen_script::{distinct_nodes, run, Op, Script, Stats};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
-use snowmint::{Clock, Generator, Id, Layout, ManualClock, Order, Rollback};
+use snowmint::clock::{Clock, ManualClock, Rollback};
+use snowmint::layout::Order;
+use snowmint::{Generator, Id, Layout};
 
 /// Presets, and small custom layouts whose sequence runs out in a few calls and whose time
 /// field may expire within a script.

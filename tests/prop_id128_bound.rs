@@ -12,7 +12,8 @@ use std::thread;
 use std::time::Duration;
 
 use proptest::prelude::*;
-use snowmint::{Clock, ManualClock, Ulid, UlidGenerator, Uuid7, Uuid7Generator};
+use snowmint::clock::{Clock, ManualClock};
+use snowmint::{Ulid, UlidGenerator, Uuid7, Uuid7Generator};
 
 /// 1 ms in nanoseconds: the lead.
 const LEAD_NANOS: u64 = 1_000_000;

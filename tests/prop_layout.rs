@@ -11,7 +11,8 @@ use std::time::Duration;
 use layout_props::{check, EpochInput, LayoutInput};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
-use snowmint::{Layout, Order, TimeGrid};
+use snowmint::layout::{Order, TimeGrid};
+use snowmint::Layout;
 
 fn bits() -> impl Strategy<Value = u8> {
     // Mostly widths that can fit; sometimes anything at all.

@@ -174,7 +174,7 @@ mod json {
 #[test]
 fn the_reference_matches_the_documented_examples() {
     use parse_props::reference_parse;
-    use snowmint::ParseErrorKind;
+    use snowmint::encoding::ParseErrorKind;
 
     let ok = |t: &str, e| reference_parse(t, e).unwrap();
     assert_eq!(

@@ -9,7 +9,8 @@ mod shard_script;
 
 use proptest::prelude::*;
 use shard_script::{expected, run, Op, Script, Stats};
-use snowmint::{MintError, Rollback};
+use snowmint::clock::Rollback;
+use snowmint::MintError;
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![

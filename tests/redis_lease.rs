@@ -14,8 +14,9 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use redis_server::RedisServer;
+use snowmint::clock::{Clock, WallClock};
 use snowmint::redis::{LeaseError, RedisLease};
-use snowmint::{Clock, FenceError, Generator, Id, Layout, WallClock};
+use snowmint::{FenceError, Generator, Id, Layout};
 
 const TTL: Duration = Duration::from_secs(1);
 

@@ -16,9 +16,10 @@ use std::time::Duration;
 
 use certs::Certs;
 use redis_server::{RedisServer, RedisTls};
+use snowmint::clock::WallClock;
 use snowmint::lease::{LeaseError, Password};
 use snowmint::redis::RedisLease;
-use snowmint::{Generator, Layout, WallClock};
+use snowmint::{Generator, Layout};
 
 const TTL: Duration = Duration::from_secs(3);
 const PASSWORD: &str = "minter-secret-2c9d";

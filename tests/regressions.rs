@@ -6,9 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
-use snowmint::{
-    Clock, Generator, Id, IdSource, Layout, ManualClock, MintError, Rollback, ShardedGenerator,
-};
+use snowmint::clock::{Clock, ManualClock, Rollback};
+use snowmint::{Generator, Id, IdSource, Layout, MintError, ShardedGenerator};
 
 const NOW_MS: u64 = 1_700_000_000_000;
 

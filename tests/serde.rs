@@ -133,13 +133,13 @@ fn rejects_other_json_types() {
 
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
 struct Numbers {
-    #[serde(with = "snowmint::serde::as_u64")]
+    #[serde(with = "snowmint::integrations::serde::as_u64")]
     id: Id,
 }
 
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
 struct Strings {
-    #[serde(with = "snowmint::serde::as_string")]
+    #[serde(with = "snowmint::integrations::serde::as_string")]
     id: Id,
 }
 
@@ -350,14 +350,17 @@ fn binary_formats_get_the_plain_u64() {
 #[test]
 fn binary_formats_honour_the_pinned_representations() {
     let id = Id::from_u64(BIG);
-    let written = snowmint::serde::as_string::serialize(&id, BinarySerializer).unwrap();
+    let written =
+        snowmint::integrations::serde::as_string::serialize(&id, BinarySerializer).unwrap();
     assert_eq!(written, Written::Str(BIG.to_string()));
-    let read = snowmint::serde::as_string::deserialize(BinaryDeserializer(written)).unwrap();
+    let read =
+        snowmint::integrations::serde::as_string::deserialize(BinaryDeserializer(written)).unwrap();
     assert_eq!(read, id);
 
-    let written = snowmint::serde::as_u64::serialize(&id, BinarySerializer).unwrap();
+    let written = snowmint::integrations::serde::as_u64::serialize(&id, BinarySerializer).unwrap();
     assert_eq!(written, Written::U64(BIG));
-    let read = snowmint::serde::as_u64::deserialize(BinaryDeserializer(written)).unwrap();
+    let read =
+        snowmint::integrations::serde::as_u64::deserialize(BinaryDeserializer(written)).unwrap();
     assert_eq!(read, id);
 }
 
@@ -366,13 +369,13 @@ fn binary_formats_honour_the_pinned_representations() {
 
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
 struct Containers {
-    #[serde(default, with = "snowmint::serde::as_u64::option")]
+    #[serde(default, with = "snowmint::integrations::serde::as_u64::option")]
     number: Option<Id>,
-    #[serde(default, with = "snowmint::serde::as_string::option")]
+    #[serde(default, with = "snowmint::integrations::serde::as_string::option")]
     string: Option<Id>,
-    #[serde(with = "snowmint::serde::as_u64::vec")]
+    #[serde(with = "snowmint::integrations::serde::as_u64::vec")]
     numbers: Vec<Id>,
-    #[serde(with = "snowmint::serde::as_string::vec")]
+    #[serde(with = "snowmint::integrations::serde::as_string::vec")]
     strings: Vec<Id>,
 }
 

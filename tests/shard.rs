@@ -3,7 +3,8 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Barrier};
 
-use snowmint::{Id, Layout, ManualClock, MintError, ShardError, ShardedGenerator};
+use snowmint::clock::ManualClock;
+use snowmint::{Id, Layout, MintError, ShardError, ShardedGenerator};
 
 const NOW_MS: u64 = 1_700_000_000_000;
 
@@ -701,7 +702,7 @@ fn debug_shows_the_split() {
 /// is its node: the node bits above the shard bits.
 #[test]
 fn the_source_builder_node_is_the_node_above_the_shards() {
-    use snowmint::SourceBuilder;
+    use snowmint::source::SourceBuilder;
     let b = ShardedGenerator::builder(Layout::TWITTER)
         .clock(frozen())
         .shard_bits(4);

@@ -17,9 +17,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Barrier;
 use std::time::Duration;
 
+use snowmint::clock::{ManualClock, Rollback};
 use snowmint::{
-    Generator, Id, Layout, ManualClock, Rollback, ShardedGenerator, Ulid, UlidGenerator, Uuid7,
-    Uuid7Generator,
+    Generator, Id, Layout, ShardedGenerator, Ulid, UlidGenerator, Uuid7, Uuid7Generator,
 };
 
 /// No cap worth the name: 4 M IDs per millisecond per node (2^22), 2^41 ms, 63 bits.

@@ -1,8 +1,10 @@
 //! The map of the public surface in ARCHITECTURE.md ("The public surface") is hand-kept:
 //! this test holds it against the crate's exports, so that neither can change without the
 //! other. It reads the exports from the source: the `pub use` and `pub mod` lines of
-//! `src/lib.rs` for the root, and each public module's own public items one level down
-//! (`node::EnvVar`), every feature counted; `#[doc(hidden)]` items are not surface.
+//! `src/lib.rs` for the root, and each public module's own public items, and theirs
+//! (`node::EnvVar`, `integrations::serde::as_u64`), every feature counted; `#[doc(hidden)]`
+//! items are not surface. It also holds the root to its budget of 30 names and every item to
+//! one path.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -171,35 +173,81 @@ fn module_file(path: &str) -> Option<PathBuf> {
         .find(|p| p.exists())
 }
 
-/// The crate's surface as the source says: each path (`Id`, `node`, `node::EnvVar`), with
-/// the folder under `src/` its root item is exported from.
+/// The crate path (`layout::shape::Layout`) a `pub use` in module `module` (`layout`) names.
+fn crate_path(module: &str, from: &str) -> String {
+    if let Some(rest) = from.strip_prefix("crate::") {
+        rest.to_string()
+    } else if let Some(rest) = from.strip_prefix("self::") {
+        join(module, rest)
+    } else if let Some(rest) = from.strip_prefix("super::") {
+        join(module.rsplit_once("::").map_or("", |(up, _)| up), rest)
+    } else {
+        join(module, from)
+    }
+}
+
+/// The public items of the module at crate path `module`, under the public path `public`,
+/// and of every public module among them, all counted as exported from `folder`.
+fn walk(module: &str, public: &str, folder: &str, surface: &mut BTreeMap<String, String>) {
+    let Some(file) = module_file(module) else {
+        return;
+    };
+    for sub in public_items(&file) {
+        let path = join(public, &sub.name);
+        let inner = match &sub.from {
+            Some(from) => crate_path(module, from),
+            None => join(module, &sub.name),
+        };
+        surface.insert(path.clone(), folder.to_string());
+        if !sub.inline_module {
+            walk(&inner, &path, folder, surface);
+        }
+    }
+}
+
+/// The crate's surface as the source says: each path (`Id`, `node`, `node::EnvVar`,
+/// `integrations::serde::as_u64`), with the folder under `src/` its root item is exported
+/// from.
 fn exports() -> BTreeMap<String, String> {
     let mut surface = BTreeMap::new();
     for item in public_items(&manifest_dir().join("src/lib.rs")) {
         let inner = item
             .from
             .as_deref()
-            .map(|f| f.trim_start_matches("self::").to_string());
-        let module = match &inner {
-            Some(path) => module_file(path),
-            None if item.inline_module => None,
-            None => module_file(&item.name),
-        };
-        let folder = inner
-            .as_deref()
-            .unwrap_or(&item.name)
-            .split("::")
-            .next()
-            .unwrap();
-        let folder = format!("src/{folder}/");
-        if let Some(file) = module {
-            for sub in public_items(&file) {
-                surface.insert(format!("{}::{}", item.name, sub.name), folder.clone());
-            }
+            .map(|f| f.trim_start_matches("self::").to_string())
+            .unwrap_or_else(|| item.name.clone());
+        let folder = format!("src/{}/", inner.split("::").next().unwrap());
+        surface.insert(item.name.clone(), folder.clone());
+        if !item.inline_module {
+            walk(&inner, &item.name, &folder, &mut surface);
         }
-        surface.insert(item.name, folder);
     }
     surface
+}
+
+/// The fleet's root names as they will be once the fleet's move lands (a branch of its own):
+/// the fence's items under `fence`, the node's under `node`, the lease layer (`lease`,
+/// `redis`, `etcd`) in a crate of its own. `None`: not a fleet name.
+fn fleet_root_name(from: &str) -> Option<Option<&'static str>> {
+    let rest = from.trim_start_matches("self::").strip_prefix("fleet::")?;
+    Some(match rest.split("::").next().unwrap() {
+        "fence" => Some("fence"),
+        "node" => Some("node"),
+        _ => None,
+    })
+}
+
+/// The names at the crate's root, every feature on, hidden ones left out.
+fn root_names() -> BTreeSet<String> {
+    public_items(&manifest_dir().join("src/lib.rs"))
+        .into_iter()
+        .filter_map(
+            |item| match item.from.as_deref().and_then(fleet_root_name) {
+                Some(fleet) => fleet.map(str::to_string),
+                None => Some(item.name),
+            },
+        )
+        .collect()
 }
 
 /// ARCHITECTURE.md's table: each path with the folder of its row.
@@ -263,6 +311,44 @@ fn the_map_of_the_public_surface_is_the_crate_s_exports() {
     assert!(
         misplaced.is_empty(),
         "rows in the wrong layer: {misplaced:#?}"
+    );
+}
+
+/// The root holds the everyday names only: at most 30, every feature on, modules counted
+/// (`src/lib.rs`'s docs say how they are chosen).
+#[test]
+fn the_root_holds_at_most_thirty_names() {
+    let names = root_names();
+    assert!(
+        names.len() <= 30,
+        "the crate's root exports {} names, more than 30: {names:?}",
+        names.len()
+    );
+}
+
+/// One path per item: no name is exported under two paths (the fleet's, which its move
+/// rewrites, left out until then).
+#[test]
+fn no_item_has_two_paths() {
+    let fleet = ["etcd", "lease", "redis", "node", "NodeError", "NodeSource"];
+    let fence = public_items(&manifest_dir().join("src/lib.rs"))
+        .into_iter()
+        .filter(|item| item.from.as_deref().and_then(fleet_root_name) == Some(Some("fence")))
+        .map(|item| item.name)
+        .collect::<Vec<_>>();
+    let mut paths: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for path in exports().into_keys() {
+        let top = path.split("::").next().unwrap();
+        if fleet.contains(&top) || fence.iter().any(|f| f == top) {
+            continue;
+        }
+        let name = path.rsplit("::").next().unwrap().to_string();
+        paths.entry(name).or_default().push(path);
+    }
+    let twice: Vec<_> = paths.values().filter(|p| p.len() > 1).collect();
+    assert!(
+        twice.is_empty(),
+        "items exported under two paths: {twice:?}"
     );
 }
 

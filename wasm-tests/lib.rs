@@ -3,7 +3,8 @@
 #![no_std]
 #![forbid(unsafe_code)]
 
-use snowmint::{Generator, JsClock, Layout};
+use snowmint::clock::JsClock;
+use snowmint::{Generator, Layout};
 use wasm_bindgen::prelude::wasm_bindgen;
 
 /// An ID of node 1 as a `u64` (a JS BigInt), 0 if none could be minted.

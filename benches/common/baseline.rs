@@ -8,7 +8,7 @@
 use std::hint::spin_loop;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use snowmint::{Clock, TscClock};
+use snowmint::clock::{Clock, TscClock};
 
 use super::{Mint, Shape, Visit, TWITTER_EPOCH_MS};
 

@@ -14,7 +14,8 @@ use std::hint::black_box;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
-use snowmint::{Clock, Generator, Layout, ShardedGenerator, TscClock};
+use snowmint::clock::{Clock, TscClock};
+use snowmint::{Generator, Layout, ShardedGenerator};
 
 /// Anything that mints one 64-bit ID per call, waiting if it must. Every implementation is
 /// `#[inline(always)]`: a user's loop calls the crate's method directly, and the compiler
@@ -35,7 +36,7 @@ impl<C: Clock> Mint for ShardedGenerator<C> {
     }
 }
 
-impl<C: Clock> Mint for snowmint::OwnedShard<C> {
+impl<C: Clock> Mint for snowmint::shard::OwnedShard<C> {
     #[inline(always)]
     fn mint(&self) -> u64 {
         // `expect`, as a user would write: the failure is one cold call, not inlined

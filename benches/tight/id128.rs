@@ -10,7 +10,8 @@ use std::hash::{BuildHasher, RandomState};
 
 use chacha20::rand_core::{Rng, SeedableRng};
 use chacha20::ChaCha8Rng;
-use snowmint::{Ulid, UlidGenerator, UlidShard, Uuid7, Uuid7Generator, Uuid7Shard};
+use snowmint::shard::{UlidShard, Uuid7Shard};
+use snowmint::{Ulid, UlidGenerator, Uuid7, Uuid7Generator};
 
 use crate::cases::{Case, Unit};
 use crate::entries::{one_owner, one_thread, two_shared, Entry};

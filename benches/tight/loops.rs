@@ -7,7 +7,8 @@ use std::hint::black_box;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
-use snowmint::{FillError, Id, IdBatch, MintError};
+use snowmint::source::{FillError, IdBatch};
+use snowmint::{Id, MintError};
 
 use crate::common::Mint;
 

@@ -14,7 +14,9 @@ use std::time::Duration;
 
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use snowmint::{Layout, Order, Rollback};
+use snowmint::clock::Rollback;
+use snowmint::layout::Order;
+use snowmint::Layout;
 
 use gen_script::{run, Op, Script};
 

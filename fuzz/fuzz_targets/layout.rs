@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use snowmint::{Order, TimeGrid};
+use snowmint::layout::{Order, TimeGrid};
 
 use layout_props::{check, EpochInput, LayoutInput};
 

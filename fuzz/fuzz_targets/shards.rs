@@ -9,7 +9,7 @@ mod shard_script;
 
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use snowmint::Rollback;
+use snowmint::clock::Rollback;
 
 use shard_script::{run, Op, Script};
 

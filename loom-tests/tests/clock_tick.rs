@@ -13,7 +13,8 @@ use common::{
 };
 use loom::sync::Arc;
 use loom::thread;
-use snowmint::{Clock, Generator, Id};
+use snowmint::clock::Clock;
+use snowmint::{Generator, Id};
 
 /// 4 IDs per tick: the 4 IDs of the model can never exhaust one, so every call must succeed.
 const LAYOUT: snowmint::Layout = layout(2);

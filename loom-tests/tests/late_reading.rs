@@ -16,7 +16,8 @@ use loom::sync::{Arc, Mutex};
 use loom::thread;
 use std::time::Duration;
 
-use snowmint::{Clock, Generator, Id, MintError, Rollback};
+use snowmint::clock::{Clock, Rollback};
+use snowmint::{Generator, Id, MintError};
 
 /// How far the other thread moves the clock on: past the tolerance, so that a stale reading
 /// after its mint looks like a clock stepped back.

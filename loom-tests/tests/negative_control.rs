@@ -15,7 +15,8 @@ use common::{assert_increasing, assert_unique, builder, clock, explore, layout, 
 use loom::sync::atomic::{AtomicU64, Ordering};
 use loom::sync::Arc;
 use loom::thread;
-use snowmint::{Clock, Generator, Id, Layout, ManualClock, Parts};
+use snowmint::clock::{Clock, ManualClock};
+use snowmint::{Generator, Id, Layout, Parts};
 
 /// 8 IDs per tick: the 4 IDs of the model never run out of sequence numbers, even in the
 /// broken generator (whose sequence reaches at most 4).

@@ -16,7 +16,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc as StdArc;
 use std::time::Duration;
 
-use snowmint::{Clock, Generator, Id, Layout, MintError, Rollback};
+use snowmint::clock::{Clock, Rollback};
+use snowmint::{Generator, Id, Layout, MintError};
 
 /// How far the models step the clock back: three ticks, beyond [`Rollback::TOLERANCE`]
 /// (2 ms), so that a refusal is a step back (`ClockBehind`), not a lagging reading.

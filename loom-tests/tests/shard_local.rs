@@ -23,7 +23,8 @@ use common::{
 };
 use loom::sync::Arc;
 use loom::thread;
-use snowmint::{Id, Layout, ManualClock, Rollback, ShardedGenerator};
+use snowmint::clock::{ManualClock, Rollback};
+use snowmint::{Id, Layout, ShardedGenerator};
 
 /// 3 sequence bits: 8 IDs per tick, enough for the two threads and the final owned.
 const LAYOUT: Layout = layout(3);

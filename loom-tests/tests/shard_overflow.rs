@@ -25,7 +25,8 @@ use common::{
 };
 use loom::sync::Arc;
 use loom::thread;
-use snowmint::{Id, Layout, ManualClock, Rollback, ShardedGenerator};
+use snowmint::clock::{ManualClock, Rollback};
+use snowmint::{Id, Layout, ShardedGenerator};
 
 /// The exclusive shard's node and the overflow shard's (node 0, 1 shard bit).
 const EXCLUSIVE: u64 = 0;

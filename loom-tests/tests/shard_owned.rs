@@ -20,7 +20,9 @@ use common::{
 };
 use loom::sync::Arc;
 use loom::thread;
-use snowmint::{Id, Layout, ManualClock, MintError, OwnedShard, Rollback};
+use snowmint::clock::{ManualClock, Rollback};
+use snowmint::shard::OwnedShard;
+use snowmint::{Id, Layout, MintError};
 
 /// 2 sequence bits: 4 IDs per tick, as many as the two holders of the handover mint.
 const LAYOUT: Layout = layout(2);

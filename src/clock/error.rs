@@ -11,7 +11,7 @@ use super::TscClock;
 ///
 /// ```
 /// use std::time::Duration;
-/// use snowmint::{TscClock, TscClockError};
+/// use snowmint::clock::{TscClock, TscClockError};
 ///
 /// let err = TscClock::builder().ticker(Some(Duration::from_secs(3600))).build().unwrap_err();
 /// assert_eq!(err, TscClockError::TickPeriodOutOfRange { period: Duration::from_secs(3600) });

@@ -12,7 +12,8 @@ use crate::sync::{AtomicU64, Ordering};
 ///
 /// ```no_run
 /// # #[cfg(target_arch = "wasm32")] {
-/// use snowmint::{Generator, JsClock, Layout};
+/// use snowmint::{Generator, Layout};
+/// use snowmint::clock::JsClock;
 ///
 /// let gen = Generator::with_clock(Layout::TWITTER, JsClock::new()).node(1).build()?;
 /// let id = gen.next_id()?;
@@ -31,7 +32,7 @@ impl JsClock {
     ///
     /// ```no_run
     /// # #[cfg(target_arch = "wasm32")] {
-    /// use snowmint::{Clock, JsClock};
+    /// use snowmint::clock::{Clock, JsClock};
     /// assert!(JsClock::new().now_unix_nanos() > 1_700_000_000_000_000_000);
     /// # }
     /// ```

@@ -12,7 +12,7 @@ use crate::sync::{AtomicU64, Ordering};
 ///
 /// ```
 /// use std::time::Duration;
-/// use snowmint::{Clock, ManualClock};
+/// use snowmint::clock::{Clock, ManualClock};
 ///
 /// let clock = ManualClock::at_unix_millis(1_000);
 /// let shared = clock.clone();
@@ -30,7 +30,7 @@ impl ManualClock {
     /// A clock reading `nanos` nanoseconds since the Unix epoch.
     ///
     /// ```
-    /// use snowmint::{Clock, ManualClock};
+    /// use snowmint::clock::{Clock, ManualClock};
     /// assert_eq!(ManualClock::at_unix_nanos(7).now_unix_nanos(), 7);
     /// ```
     pub fn at_unix_nanos(nanos: u64) -> ManualClock {
@@ -42,7 +42,7 @@ impl ManualClock {
     /// A clock reading `millis` milliseconds since the Unix epoch (saturating).
     ///
     /// ```
-    /// use snowmint::{Clock, ManualClock};
+    /// use snowmint::clock::{Clock, ManualClock};
     /// assert_eq!(ManualClock::at_unix_millis(7).now_unix_nanos(), 7_000_000);
     /// ```
     pub fn at_unix_millis(millis: u64) -> ManualClock {
@@ -52,7 +52,7 @@ impl ManualClock {
     /// Sets the reading.
     ///
     /// ```
-    /// use snowmint::{Clock, ManualClock};
+    /// use snowmint::clock::{Clock, ManualClock};
     /// let c = ManualClock::at_unix_nanos(0);
     /// c.set_unix_nanos(99);
     /// assert_eq!(c.now_unix_nanos(), 99);
@@ -66,7 +66,7 @@ impl ManualClock {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use snowmint::{Clock, ManualClock};
+    /// use snowmint::clock::{Clock, ManualClock};
     /// let c = ManualClock::at_unix_nanos(0);
     /// c.advance(Duration::from_nanos(3));
     /// assert_eq!(c.now_unix_nanos(), 3);
@@ -85,7 +85,7 @@ impl ManualClock {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use snowmint::{Clock, ManualClock};
+    /// use snowmint::clock::{Clock, ManualClock};
     /// let c = ManualClock::at_unix_nanos(10);
     /// c.rewind(Duration::from_nanos(3));
     /// assert_eq!(c.now_unix_nanos(), 7);

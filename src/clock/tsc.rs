@@ -79,7 +79,7 @@ use super::{Clock, TscClockBuilder};
 /// coexist).
 ///
 /// ```
-/// use snowmint::{Clock, TscClock};
+/// use snowmint::clock::{Clock, TscClock};
 ///
 /// let clock = TscClock::shared();
 /// let wall = std::time::SystemTime::now()
@@ -130,7 +130,7 @@ impl TscClock {
     ///
     /// ```
     /// use std::time::Duration;
-    /// assert_eq!(snowmint::TscClock::MIN_TICK_PERIOD, Duration::from_micros(50));
+    /// assert_eq!(snowmint::clock::TscClock::MIN_TICK_PERIOD, Duration::from_micros(50));
     /// ```
     pub const MIN_TICK_PERIOD: Duration = Duration::from_micros(50);
 
@@ -141,7 +141,7 @@ impl TscClock {
     ///
     /// ```
     /// use std::time::Duration;
-    /// assert_eq!(snowmint::TscClock::MAX_TICK_PERIOD, Duration::from_millis(100));
+    /// assert_eq!(snowmint::clock::TscClock::MAX_TICK_PERIOD, Duration::from_millis(100));
     /// ```
     pub const MAX_TICK_PERIOD: Duration = Duration::from_millis(100);
 
@@ -149,7 +149,7 @@ impl TscClock {
     /// first use and cloned after that: cheap to call, and one ticker serves every generator.
     ///
     /// ```
-    /// use snowmint::{Clock, TscClock};
+    /// use snowmint::clock::{Clock, TscClock};
     /// let a = TscClock::shared();
     /// let b = TscClock::shared();
     /// assert!(b.now_unix_nanos() + 1_000_000 >= a.now_unix_nanos());
@@ -164,7 +164,7 @@ impl TscClock {
     /// [`shared`](Self::shared) unless the settings differ.
     ///
     /// ```
-    /// use snowmint::{Clock, TscClock};
+    /// use snowmint::clock::{Clock, TscClock};
     /// let clock = TscClock::new();
     /// assert!(clock.now_unix_nanos() > 1_700_000_000_000_000_000);
     /// ```
@@ -176,12 +176,12 @@ impl TscClock {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use snowmint::{Clock, TscClock};
+    /// use snowmint::clock::{Clock, TscClock};
     /// let precise = TscClock::builder().ticker(None).build()?;
     /// assert_eq!(precise.tick_period(), None);
     /// let fast = TscClock::builder().ticker(Some(Duration::from_micros(100))).build()?;
     /// assert_eq!(fast.tick_period(), Some(Duration::from_micros(100)));
-    /// # Ok::<(), snowmint::TscClockError>(())
+    /// # Ok::<(), snowmint::clock::TscClockError>(())
     /// ```
     pub fn builder() -> TscClockBuilder {
         TscClockBuilder::default()
@@ -191,7 +191,7 @@ impl TscClock {
     /// could not be started).
     ///
     /// ```
-    /// assert!(snowmint::TscClock::shared().tick_period().is_some());
+    /// assert!(snowmint::clock::TscClock::shared().tick_period().is_some());
     /// ```
     pub fn tick_period(&self) -> Option<Duration> {
         // Relaxed: a lone value; 0 once means 0 for good.
@@ -210,7 +210,7 @@ impl TscClock {
     /// the fork.
     ///
     /// ```
-    /// use snowmint::TscClock;
+    /// use snowmint::clock::TscClock;
     /// // Not forked: the ticker already runs in this process.
     /// assert!(!TscClock::shared().restart_ticker_if_forked());
     /// ```

@@ -25,14 +25,14 @@ const LATE_SLACK: Duration = Duration::from_millis(1);
 ///
 /// ```
 /// use std::time::Duration;
-/// use snowmint::{Clock, TscClock};
+/// use snowmint::clock::{Clock, TscClock};
 /// let clock = TscClock::builder()
 ///     .ticker(Some(Duration::from_millis(1)))
 ///     .reanchor_every(Duration::from_millis(250))
 ///     .max_step_back(Duration::from_micros(100))
 ///     .build()?;
 /// assert!(clock.recent_unix_nanos() <= clock.now_unix_nanos() + 1_000_000);
-/// # Ok::<(), snowmint::TscClockError>(())
+/// # Ok::<(), snowmint::clock::TscClockError>(())
 /// ```
 #[derive(Clone)]
 #[must_use]
@@ -73,11 +73,11 @@ impl TscClockBuilder {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use snowmint::TscClock;
+    /// use snowmint::clock::TscClock;
     /// let c = TscClock::builder().ticker(None).build()?;
     /// assert_eq!(c.tick_period(), None);
     /// assert!(TscClock::builder().ticker(Some(Duration::from_micros(10))).build().is_err());
-    /// # Ok::<(), snowmint::TscClockError>(())
+    /// # Ok::<(), snowmint::clock::TscClockError>(())
     /// ```
     pub fn ticker(mut self, period: Option<Duration>) -> Self {
         self.ticker = period;
@@ -87,9 +87,9 @@ impl TscClockBuilder {
     /// How often the offset to the wall clock is measured again (default 1 s).
     ///
     /// ```
-    /// let c = snowmint::TscClock::builder().reanchor_every(std::time::Duration::from_secs(5)).build()?;
+    /// let c = snowmint::clock::TscClock::builder().reanchor_every(std::time::Duration::from_secs(5)).build()?;
     /// # let _ = c;
-    /// # Ok::<(), snowmint::TscClockError>(())
+    /// # Ok::<(), snowmint::clock::TscClockError>(())
     /// ```
     pub fn reanchor_every(mut self, period: Duration) -> Self {
         self.reanchor_every = period;
@@ -100,9 +100,9 @@ impl TscClockBuilder {
     /// backward step of the wall clock is followed at this rate per re-anchor.
     ///
     /// ```
-    /// let c = snowmint::TscClock::builder().max_step_back(std::time::Duration::ZERO).build()?;
+    /// let c = snowmint::clock::TscClock::builder().max_step_back(std::time::Duration::ZERO).build()?;
     /// # let _ = c;
-    /// # Ok::<(), snowmint::TscClockError>(())
+    /// # Ok::<(), snowmint::clock::TscClockError>(())
     /// ```
     pub fn max_step_back(mut self, step: Duration) -> Self {
         self.max_step_back = step;
@@ -115,12 +115,12 @@ impl TscClockBuilder {
     /// ticker thread, or without one in the exact reading that finds a re-anchor due.
     ///
     /// ```
-    /// use snowmint::{Clock, ManualClock, TscClock};
+    /// use snowmint::clock::{Clock, ManualClock, TscClock};
     /// let wall = ManualClock::at_unix_millis(1_000);
     /// let c = TscClock::builder().wall(wall).ticker(None).build()?;
     /// // Anchored to 1970-01-01T00:00:01Z, plus what the TSC counted since.
     /// assert!(c.now_unix_nanos() >= 1_000_000_000);
-    /// # Ok::<(), snowmint::TscClockError>(())
+    /// # Ok::<(), snowmint::clock::TscClockError>(())
     /// ```
     pub fn wall<C: Clock + 'static>(mut self, wall: C) -> Self {
         self.wall = Arc::new(wall);
@@ -135,10 +135,10 @@ impl TscClockBuilder {
     /// [`TscClock::MIN_TICK_PERIOD`]`..=`[`TscClock::MAX_TICK_PERIOD`].
     ///
     /// ```
-    /// use snowmint::{Clock, TscClock};
+    /// use snowmint::clock::{Clock, TscClock};
     /// let c = TscClock::builder().build()?;
     /// assert!(c.now_unix_nanos() > 0);
-    /// # Ok::<(), snowmint::TscClockError>(())
+    /// # Ok::<(), snowmint::clock::TscClockError>(())
     /// ```
     pub fn build(self) -> Result<TscClock, TscClockError> {
         if let Some(period) = self.ticker {

@@ -5,7 +5,7 @@
 //! |---|---|
 //! | [`layouts`] | the presets, custom layouts, the time grid, decoding and composing IDs |
 //! | [`encodings`] | [`Id`](crate::Id), every text and byte encoding (bwmarrin's too), serde, PostgreSQL `BIGINT` |
-//! | [`generators`] | [`Generator`](crate::Generator), [`ShardedGenerator`](crate::ShardedGenerator), [`OwnedShard`](crate::OwnedShard), batches, rayon, [`IdSource`](crate::IdSource), the guarantees |
+//! | [`generators`] | [`Generator`](crate::Generator), [`ShardedGenerator`](crate::ShardedGenerator), [`OwnedShard`](crate::shard::OwnedShard), batches, rayon, [`IdSource`](crate::IdSource), the guarantees |
 //! | [`time`] | the clocks, how fresh an ID's time is, `fork()` |
 //! | [`fleets`] | node numbers, the Redis lease, the file guard, the fleet deployment, failure modes |
 //! | [`migrating`] | from bwmarrin/snowflake and sony/sonyflake |
@@ -24,13 +24,13 @@
 //! |---|---|
 //! | `uuid` | [`Uuid7`](crate::Uuid7) to `uuid::Uuid` (`From`) and back (`TryFrom`: version 7 and the RFC variant only); `uuid` 1.x, no default features, works without `std` |
 //! | `ulid` | [`Ulid`](crate::Ulid) to and from `ulid::Ulid` (`From` both ways); `ulid` 3.x, no default features, works without `std` |
-//! | `serde` | `Serialize`/`Deserialize` for `Id` and `Parts`, `Serialize` for `Decoded`; `snowmint::serde::{as_u64, as_string}` and their `option`/`vec` modules |
-//! | `rayon` | `snowmint::rayon`: `map_with_id`, `par_ids`, `par_fill`, `with_shards` |
+//! | `serde` | `Serialize`/`Deserialize` for `Id` and `Parts`, `Serialize` for `Decoded`; `snowmint::integrations::serde::{as_u64, as_string}` and their `option`/`vec` modules |
+//! | `rayon` | `snowmint::integrations::rayon`: `map_with_id`, `par_ids`, `par_fill`, `with_shards` |
 //! | `redis` | `snowmint::redis::RedisLease`: node IDs leased from Redis (the `redis` crate, sync, no tokio) |
 //! | `ip` | [`node::PrivateIpv4`](crate::node): node numbers from the private IPv4 address (lists interfaces with `if-addrs`) |
 //! | `postgres` | `Id` as a `BIGINT` column for the `postgres` and `tokio-postgres` crates (`ToSql`/`FromSql` of `postgres-types` 0.2, no default features) |
 //! | `sqlx` | `Id` as a `BIGINT` column for sqlx 0.8 (`Type`/`Encode`/`Decode`/`PgHasArrayType` for `Postgres`; sqlx's Postgres driver only, no runtime, TLS or macros) |
-//! | `tokio` | `snowmint::asynchronous::IdSourceAsync`: `next_id_async`/`next_ids_async` on tokio's timer (tokio's `time` feature only) |
+//! | `tokio` | `snowmint::integrations::asynchronous::IdSourceAsync`: `next_id_async`/`next_ids_async` on tokio's timer (tokio's `time` feature only) |
 //! | `metrics` | counters and histograms of waits, clock steps back, errors and overflow use (`metrics` 0.24) |
 //! | `tracing` | a trace event for each of those (`tracing` 0.1, no default features) |
 //!

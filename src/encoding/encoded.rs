@@ -14,7 +14,8 @@ use core::ops::Deref;
 /// `String`.
 ///
 /// ```
-/// use snowmint::{EncodedId, Encoding, Id};
+/// use snowmint::{Encoding, Id};
+/// use snowmint::encoding::EncodedId;
 ///
 /// let text: EncodedId = Id::from_u64(1_428_076_403_798_048_768).encode(Encoding::Base58);
 /// assert_eq!(text, "4jgmnx8Js8A");

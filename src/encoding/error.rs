@@ -15,7 +15,8 @@ use super::scheme::Encoding;
 /// extra base64 padding) is rejected rather than normalised.
 ///
 /// ```
-/// use snowmint::{Encoding, Id, ParseErrorKind};
+/// use snowmint::{Encoding, Id};
+/// use snowmint::encoding::ParseErrorKind;
 ///
 /// let err = Id::parse("00ff", Encoding::Hex).unwrap_err();
 /// assert_eq!(err.kind(), &ParseErrorKind::LeadingZero);
@@ -27,7 +28,8 @@ pub enum ParseErrorKind {
     /// The input is empty.
     ///
     /// ```
-    /// use snowmint::{Encoding, Id, ParseErrorKind};
+    /// use snowmint::{Encoding, Id};
+    /// use snowmint::encoding::ParseErrorKind;
     /// assert_eq!(Id::parse("", Encoding::Decimal).unwrap_err().kind(), &ParseErrorKind::Empty);
     /// ```
     Empty,
@@ -36,7 +38,8 @@ pub enum ParseErrorKind {
     /// padding `=` anywhere but at the end).
     ///
     /// ```
-    /// use snowmint::{Encoding, Id, ParseErrorKind};
+    /// use snowmint::{Encoding, Id};
+    /// use snowmint::encoding::ParseErrorKind;
     /// assert_eq!(
     ///     Id::parse("4jgl", Encoding::Base58).unwrap_err().kind(),
     ///     &ParseErrorKind::InvalidChar { ch: 'l', index: 3 },
@@ -52,7 +55,8 @@ pub enum ParseErrorKind {
     /// alphabet is ASCII, so such a byte is never valid).
     ///
     /// ```
-    /// use snowmint::{Encoding, Id, ParseErrorKind};
+    /// use snowmint::{Encoding, Id};
+    /// use snowmint::encoding::ParseErrorKind;
     /// assert_eq!(
     ///     Id::parse(b"12\xff", Encoding::BwmarrinBytes).unwrap_err().kind(),
     ///     &ParseErrorKind::InvalidByte { byte: 0xff, index: 2 },
@@ -68,14 +72,16 @@ pub enum ParseErrorKind {
     /// (for [`Encoding::BwmarrinBase64`]: the decoded decimal text does).
     ///
     /// ```
-    /// use snowmint::{Encoding, Id, ParseErrorKind};
+    /// use snowmint::{Encoding, Id};
+    /// use snowmint::encoding::ParseErrorKind;
     /// assert_eq!(Id::parse("042", Encoding::Decimal).unwrap_err().kind(), &ParseErrorKind::LeadingZero);
     /// ```
     LeadingZero,
     /// The value is above `u64::MAX`.
     ///
     /// ```
-    /// use snowmint::{Encoding, Id, ParseErrorKind};
+    /// use snowmint::{Encoding, Id};
+    /// use snowmint::encoding::ParseErrorKind;
     /// assert_eq!(
     ///     Id::parse("18446744073709551616", Encoding::Decimal).unwrap_err().kind(),
     ///     &ParseErrorKind::Overflow,
@@ -85,7 +91,8 @@ pub enum ParseErrorKind {
     /// A fixed-length text ([`Encoding::Base64`]) has the wrong length.
     ///
     /// ```
-    /// use snowmint::{Encoding, Id, ParseErrorKind};
+    /// use snowmint::{Encoding, Id};
+    /// use snowmint::encoding::ParseErrorKind;
     /// assert_eq!(
     ///     Id::parse("AAAA", Encoding::Base64).unwrap_err().kind(),
     ///     &ParseErrorKind::InvalidLength { len: 4, expected: 11 },
@@ -100,7 +107,8 @@ pub enum ParseErrorKind {
     /// A padded text ([`Encoding::BwmarrinBase64`]) is not a whole number of blocks.
     ///
     /// ```
-    /// use snowmint::{Encoding, Id, ParseErrorKind};
+    /// use snowmint::{Encoding, Id};
+    /// use snowmint::encoding::ParseErrorKind;
     /// assert_eq!(
     ///     Id::parse("MTI", Encoding::BwmarrinBase64).unwrap_err().kind(),
     ///     &ParseErrorKind::LengthNotMultiple { len: 3, multiple: 4 },
@@ -115,7 +123,8 @@ pub enum ParseErrorKind {
     /// The last base64 character sets padding bits, which must be zero.
     ///
     /// ```
-    /// use snowmint::{Encoding, Id, ParseErrorKind};
+    /// use snowmint::{Encoding, Id};
+    /// use snowmint::encoding::ParseErrorKind;
     /// assert_eq!(
     ///     Id::parse("AAAAAAAAAAB", Encoding::Base64).unwrap_err().kind(),
     ///     &ParseErrorKind::NonZeroPadding,
@@ -126,7 +135,8 @@ pub enum ParseErrorKind {
     /// not a decimal digit.
     ///
     /// ```
-    /// use snowmint::{Encoding, Id, ParseErrorKind};
+    /// use snowmint::{Encoding, Id};
+    /// use snowmint::encoding::ParseErrorKind;
     /// // "AAAAAAAAAAE" is base64 of the 8 bytes of the value 1, not of its decimal text.
     /// assert_eq!(
     ///     Id::parse("AAAAAAAAAAE=", Encoding::BwmarrinBase64).unwrap_err().kind(),
@@ -215,7 +225,8 @@ impl ParseIdError {
     /// What was wrong.
     ///
     /// ```
-    /// use snowmint::{Encoding, Id, ParseErrorKind};
+    /// use snowmint::{Encoding, Id};
+    /// use snowmint::encoding::ParseErrorKind;
     ///
     /// let err = Id::parse("0x1f", Encoding::Hex).unwrap_err();
     /// assert_eq!(err.kind(), &ParseErrorKind::InvalidChar { ch: 'x', index: 1 });

@@ -1,109 +1,44 @@
 //! The ID's text encodings ([`Encoding`], [`EncodedId`]) with their strict parsers, and the
 //! 8-byte big-endian value conversions.
 //!
-//! One name per operation: [`Id::encode`] writes any encoding, [`Id::parse`] reads any
+//! One name per operation: [`Id::encode`](crate::Id::encode) writes any encoding, [`Id::parse`](crate::Id::parse) reads any
 //! encoding (from text or bytes), and decimal is also `Display`/`FromStr`. Every parser
 //! accepts only the exact text its encoder writes, so `Id::parse(id.encode(e), e) == Ok(id)`
 //! and an input that parses re-encodes to itself.
 //!
 //! The modules depend one way, bottom first: `scheme` (the [`Encoding`] names and
 //! alphabets) ← `error` ← `table` ← `encoded` ← the codecs `radix`, `base64`, `bwmarrin` ←
-//! this module, which dispatches.
+//! `dispatch`, behind [`Id::encode`](crate::Id::encode) and [`Id::parse`](crate::Id::parse).
+//!
+//! Public as `snowmint::encoding`: the details of a text ([`EncodedId`]), of a parse error
+//! ([`ParseErrorKind`]) and of an encoding's name ([`ParseEncodingError`]). [`Encoding`] and
+//! [`ParseIdError`](crate::ParseIdError) are exported at the crate's root.
+//!
+//! ```
+//! use snowmint::encoding::{EncodedId, ParseErrorKind};
+//! use snowmint::{Encoding, Id};
+//!
+//! let text: EncodedId = Id::from_u64(255).encode(Encoding::Hex);
+//! assert_eq!(text, "ff");
+//! let err = Id::parse("fg", Encoding::Hex).unwrap_err();
+//! assert_eq!(err.kind(), &ParseErrorKind::InvalidChar { ch: 'g', index: 1 });
+//! ```
 
 mod base64;
 mod bwmarrin;
 mod bytes;
+mod dispatch;
 mod encoded;
-mod error;
+// `ParseIdError`'s and `Encoding`'s files, reached from the crate's root.
+pub(crate) mod error;
 mod radix;
-mod scheme;
+pub(crate) mod scheme;
 mod table;
 
-use core::str::FromStr;
-
 pub use self::encoded::EncodedId;
-pub use self::error::{ParseErrorKind, ParseIdError};
-use self::radix::{BASE2, BASE32, BASE36, BASE58, BWMARRIN_BYTES, DECIMAL, HEX};
-pub use self::scheme::Encoding;
+pub use self::error::ParseErrorKind;
+// For the layers above that name it inside the crate (all of them with `std`).
+#[cfg(feature = "std")]
+pub(crate) use self::scheme::Encoding;
 #[cfg(feature = "alloc")]
 pub use self::scheme::ParseEncodingError;
-use crate::id::Id;
-
-impl Id {
-    /// The ID's text in `encoding`, on the stack.
-    ///
-    /// ```
-    /// use snowmint::{Encoding, Id};
-    ///
-    /// let id = Id::from_u64(1_428_076_403_798_048_768);
-    /// assert_eq!(id.encode(Encoding::Base58), "4jgmnx8Js8A");
-    /// assert_eq!(id.encode(Encoding::Hex), "13d18bec48800000");
-    /// assert_eq!(id.encode(Encoding::Decimal), id.to_string());
-    /// ```
-    #[inline]
-    pub fn encode(self, encoding: Encoding) -> EncodedId {
-        let value = self.to_u64();
-        match encoding {
-            Encoding::Decimal => DECIMAL.encode(value),
-            Encoding::Base2 => BASE2.encode(value),
-            Encoding::Base32 => BASE32.encode(value),
-            Encoding::Base36 => BASE36.encode(value),
-            Encoding::Base58 => BASE58.encode(value),
-            Encoding::Base64 => base64::encode(value),
-            Encoding::Hex => HEX.encode(value),
-            Encoding::BwmarrinBase64 => bwmarrin::encode(value),
-            Encoding::BwmarrinBytes => BWMARRIN_BYTES.encode(value),
-        }
-    }
-
-    /// Parses the text [`encode`](Id::encode) writes for `encoding`, and nothing else. The
-    /// input is text or bytes (`&str`, `&[u8]`, `&String`, `&EncodedId`...): bytes that are
-    /// not UTF-8 are refused with [`ParseErrorKind::InvalidByte`], never read lossily.
-    ///
-    /// ```
-    /// use snowmint::{Encoding, Id, ParseErrorKind};
-    ///
-    /// assert_eq!(Id::parse("ff", Encoding::Hex), Ok(Id::from_u64(255)));
-    /// let err = Id::parse("FF", Encoding::Hex).unwrap_err();
-    /// assert_eq!(err.kind(), &ParseErrorKind::InvalidChar { ch: 'F', index: 0 });
-    /// // bwmarrin/snowflake's ParseBytes input: the decimal text's bytes.
-    /// let stored: &[u8] = b"1116821679570419712";
-    /// assert_eq!(Id::parse(stored, Encoding::BwmarrinBytes), Ok(Id::from_u64(1_116_821_679_570_419_712)));
-    /// ```
-    #[inline]
-    pub fn parse(
-        input: &(impl AsRef<[u8]> + ?Sized),
-        encoding: Encoding,
-    ) -> Result<Id, ParseIdError> {
-        let bytes = input.as_ref();
-        match encoding {
-            Encoding::Decimal => DECIMAL.decode(bytes),
-            Encoding::Base2 => BASE2.decode(bytes),
-            Encoding::Base32 => BASE32.decode(bytes),
-            Encoding::Base36 => BASE36.decode(bytes),
-            Encoding::Base58 => BASE58.decode(bytes),
-            Encoding::Base64 => base64::decode(bytes),
-            Encoding::Hex => HEX.decode(bytes),
-            Encoding::BwmarrinBase64 => bwmarrin::decode(bytes),
-            Encoding::BwmarrinBytes => BWMARRIN_BYTES.decode(bytes),
-        }
-        .map(Id::from_u64)
-    }
-}
-
-impl FromStr for Id {
-    type Err = ParseIdError;
-
-    /// Canonical decimal, as [`Id::parse`] with [`Encoding::Decimal`]: digits only (no sign,
-    /// no whitespace), no leading zero, at most `18446744073709551615`.
-    ///
-    /// ```
-    /// use snowmint::Id;
-    /// assert_eq!("1288834974657".parse::<Id>(), Ok(Id::from_u64(1_288_834_974_657)));
-    /// assert!("+1".parse::<Id>().is_err());
-    /// ```
-    #[inline]
-    fn from_str(text: &str) -> Result<Id, ParseIdError> {
-        Id::parse(text, Encoding::Decimal)
-    }
-}

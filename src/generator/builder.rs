@@ -4,11 +4,11 @@ use core::time::Duration;
 
 use super::Generator;
 use crate::clock::Clock;
+use crate::clock::Rollback;
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::layout::{Field, LayoutError};
 use crate::mint::minter::Minter;
-use crate::mint::Rollback;
 use crate::source::SourceBuilder;
 
 /// The default margin of the layout's lifetime warning: a year (365.25 days).
@@ -18,7 +18,8 @@ const EXPIRY_WARNING: Duration = Duration::from_secs(31_557_600);
 ///
 /// ```
 /// use std::time::Duration;
-/// use snowmint::{Generator, Layout, Rollback, WallClock};
+/// use snowmint::{Generator, Layout};
+/// use snowmint::clock::{Rollback, WallClock};
 ///
 /// let gen = Generator::builder(Layout::TWITTER).clock(WallClock)
 ///     .node(3)
@@ -74,7 +75,8 @@ impl<C: Clock> GeneratorBuilder<C> {
     /// time then runs at most this many ticks ahead of the clock.
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, ManualClock};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::clock::ManualClock;
     /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
     /// let gen = Generator::builder(Layout::SONYFLAKE).clock(clock).lead_ticks(1).build()?;
     /// // Two 10 ms ticks' worth at once, the clock standing still.
@@ -108,7 +110,8 @@ impl<C: Clock> GeneratorBuilder<C> {
     /// The policy for a clock behind the last issued time (default [`Rollback::Continue`]).
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, Rollback};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::clock::Rollback;
     /// let gen = Generator::builder(Layout::TWITTER).on_rollback(Rollback::Wait).build()?;
     /// assert_eq!(gen.rollback(), Rollback::Wait);
     /// # Ok::<(), snowmint::LayoutError>(())
@@ -157,7 +160,8 @@ impl<C: Clock> GeneratorBuilder<C> {
     /// Uses another clock.
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, WallClock};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::clock::WallClock;
     /// let gen = Generator::builder(Layout::TWITTER).clock(WallClock).build()?;
     /// assert!(gen.next_id().is_ok());
     /// # Ok::<(), snowmint::LayoutError>(())
@@ -178,9 +182,17 @@ impl<C: Clock> GeneratorBuilder<C> {
     /// Checks the node against the layout, and that the layout has not expired by the
     /// clock, and builds the generator.
     ///
+    /// # Errors
+    ///
+    /// [`LayoutError::FieldOutOfRange`](crate::LayoutError::FieldOutOfRange) when the node does not
+    /// fit the layout's node field (with the allowed range);
+    /// [`LayoutError::Expired`](crate::LayoutError::Expired) when the layout's expiry is already
+    /// past by the clock.
+    ///
     /// ```
     /// use std::time::Duration;
-    /// use snowmint::{Field, Generator, Layout, LayoutError};
+    /// use snowmint::{Generator, Layout, LayoutError};
+    /// use snowmint::layout::Field;
     /// let err = Generator::builder(Layout::JS53).node(16).build().unwrap_err();
     /// assert_eq!(err, LayoutError::FieldOutOfRange { field: Field::Node, value: 16, max: 15 });
     /// assert_eq!(err.to_string(), "node 16 is out of range: allowed 0 to 15");
@@ -211,7 +223,7 @@ impl<C: Clock> GeneratorBuilder<C> {
         Ok(Generator::from_parts(resolved.into_parts()))
     }
 
-    /// Takes the clock's process default if none was given (the shared [`TscClock`](crate::TscClock)).
+    /// Takes the clock's process default if none was given (the shared [`TscClock`](crate::clock::TscClock)).
     pub(crate) fn resolve_clock(mut self) -> Self {
         if self.clock.is_none() {
             self.clock = C::process_default();

@@ -1,7 +1,6 @@
-//! 128-bit IDs from the same clock: [`Uuid7`] (RFC 9562 version 7) and [`Ulid`], their
-//! numbers, bytes and strict text forms (the `no_std` core), and, with `std`, the
-//! lock-free generators [`Uuid7Generator`] and [`UlidGenerator`] and their per-thread
-//! shards [`Uuid7Shard`] and [`UlidShard`].
+//! 128-bit ID values: [`Uuid7`] (RFC 9562 version 7) and [`Ulid`], their numbers, bytes and
+//! strict text forms, in the `no_std` core. The generators that mint them from the crate's
+//! clocks stand a floor higher, in `generator128/`.
 //!
 //! | file | holds |
 //! |---|---|
@@ -12,12 +11,9 @@
 //! | `error.rs` | [`Id128Error`]: what was wrong, where, and what is allowed |
 //! | `uuid_crate.rs` | (feature `uuid`) [`Uuid7`] to and from `uuid::Uuid` |
 //! | `ulid_crate.rs` | (feature `ulid`) [`Ulid`] to and from `ulid::Ulid` |
-//! | `generator/` | (`std`) the shared state, the per-thread random bits, the two generators |
 
 mod crockford;
 mod error;
-#[cfg(feature = "std")]
-mod generator;
 mod hex;
 mod ulid;
 #[cfg(feature = "ulid")]
@@ -27,7 +23,5 @@ mod uuid7;
 mod uuid_crate;
 
 pub use self::error::Id128Error;
-#[cfg(feature = "std")]
-pub use self::generator::{UlidGenerator, UlidShard, Uuid7Generator, Uuid7Shard};
 pub use self::ulid::Ulid;
 pub use self::uuid7::Uuid7;

@@ -71,6 +71,11 @@ impl Uuid7 {
 
     /// The UUID of these 128 bits, if they are version 7 and the RFC variant.
     ///
+    /// # Errors
+    ///
+    /// [`Id128Error`] when `value` is not a UUID of version 7 and the RFC 9562 variant (the error
+    /// says which bits are wrong).
+    ///
     /// ```
     /// use snowmint::{Id128Error, Uuid7};
     /// let id = Uuid7::from_u128(0x017F22E2_79B0_7CC3_98C4_DC0C0C07398F)?;
@@ -104,6 +109,11 @@ impl Uuid7 {
 
     /// The UUID of 16 bytes in RFC order (big-endian: the time's most significant byte
     /// first), if they are version 7 and the RFC variant.
+    ///
+    /// # Errors
+    ///
+    /// [`Id128Error`] when the bytes are not a UUID of version 7 and the RFC 9562 variant, as
+    /// [`from_u128`](Self::from_u128).
     ///
     /// ```
     /// use snowmint::Uuid7;

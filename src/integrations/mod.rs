@@ -1,6 +1,22 @@
-//! Integrations: the crate's types in other crates' terms, each behind its own feature, each
-//! public at the crate's root (`snowmint::serde`, `snowmint::postgres`, …). None is used by
-//! the layers below; each takes only their public types.
+//! The crate's types in other crates' terms, each behind its own feature, gathered in one
+//! public module so that they are found in one place: `snowmint::integrations::serde`,
+//! `…::postgres`, `…::sqlx`, `…::rayon`, `…::asynchronous`, and [`describe_metrics`]. None is
+//! used by the layers below; each takes only their public types.
+//!
+//! ```
+//! # #[cfg(feature = "serde")] {
+//! use serde::Serialize;
+//! use snowmint::Id;
+//!
+//! #[derive(Serialize)]
+//! struct Row {
+//!     #[serde(with = "snowmint::integrations::serde::as_u64")]
+//!     id: Id,
+//! }
+//! let json = serde_json::to_string(&Row { id: Id::from_u64(7) }).unwrap();
+//! assert_eq!(json, r#"{"id":7}"#);
+//! # }
+//! ```
 //!
 //! | module | feature | holds |
 //! |---|---|---|
@@ -9,6 +25,7 @@
 //! | `sqlx.rs` | `sqlx` | `Id` as a PostgreSQL `BIGINT`, `Uuid7` as a `uuid`, for sqlx 0.8 |
 //! | `rayon.rs` | `rayon` | IDs for parallel iterators, one shard per worker thread |
 //! | `asynchronous.rs` | `std` (`tokio` for `IdSourceAsync`) | minting from async tasks on a timer, never blocking the executor |
+//! | [`describe_metrics`] | `metrics` | the descriptions of the crate's metrics, for an exporter (from `events/`) |
 
 pub mod asynchronous;
 #[cfg(feature = "postgres")]
@@ -19,3 +36,6 @@ pub mod rayon;
 pub mod serde;
 #[cfg(feature = "sqlx")]
 pub mod sqlx;
+
+#[cfg(feature = "metrics")]
+pub use crate::events::describe_metrics;

@@ -21,7 +21,8 @@ use crate::source::FillError;
 ///
 /// ```
 /// use rayon::prelude::*;
-/// use snowmint::{rayon::ParallelIdExt, Layout, ShardedGenerator};
+/// use snowmint::{Layout, ShardedGenerator};
+/// use snowmint::integrations::rayon::ParallelIdExt;
 ///
 /// let gen = ShardedGenerator::builder(Layout::TWITTER).build()?;
 /// let rows: Vec<(snowmint::Id, u32)> = (0..10_000_u32)
@@ -59,6 +60,12 @@ impl<C: Clock> ShardedGenerator<C> {
     /// filling runs of up to 4,096 IDs from its shard as [`ShardedGenerator::fill`] does
     /// (one reservation per tick). On error some runs may be filled and others not.
     ///
+    /// # Errors
+    ///
+    /// The first [`MintError`] a worker's shard returned (as
+    /// [`ShardedGenerator::next_id`](crate::ShardedGenerator::next_id)'s); the slice is then partly
+    /// filled.
+    ///
     /// ```
     /// use snowmint::{Id, Layout, ShardedGenerator};
     /// let gen = ShardedGenerator::builder(Layout::TWITTER).build()?;
@@ -77,6 +84,10 @@ impl<C: Clock> ShardedGenerator<C> {
 
     /// `n` unique IDs minted in parallel, as [`par_fill`](Self::par_fill). They are not in
     /// order: each worker's run comes from its own shard.
+    ///
+    /// # Errors
+    ///
+    /// As [`par_fill`](Self::par_fill): the first [`MintError`] a worker's shard returned.
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
@@ -99,7 +110,7 @@ impl<C: Clock> ShardedGenerator<C> {
 /// use snowmint::{Layout, ShardedGenerator};
 ///
 /// let gen = Arc::new(ShardedGenerator::builder(Layout::TWITTER).build()?);
-/// let pool = snowmint::rayon::with_shards(rayon::ThreadPoolBuilder::new().num_threads(3), &gen)
+/// let pool = snowmint::integrations::rayon::with_shards(rayon::ThreadPoolBuilder::new().num_threads(3), &gen)
 ///     .build()?;
 /// let shards: Vec<Option<u64>> = pool.broadcast(|_| gen.local_shard());
 /// assert!(shards.iter().all(Option::is_some), "each worker took a shard when it started");

@@ -16,7 +16,8 @@ use super::shape::{Layout, Order, TimeGrid, NANOS_PER_MILLI};
 ///
 /// ```
 /// use std::time::Duration;
-/// use snowmint::{Layout, LayoutError, Order, TimeGrid};
+/// use snowmint::{Layout, LayoutError};
+/// use snowmint::layout::{Order, TimeGrid};
 ///
 /// let layout = Layout::builder()
 ///     .time_bits(39)
@@ -95,7 +96,8 @@ impl LayoutBuilder {
     /// Field order below the time field.
     ///
     /// ```
-    /// use snowmint::{Layout, Order};
+    /// use snowmint::Layout;
+    /// use snowmint::layout::Order;
     /// let l = Layout::builder().order(Order::TimeSequenceNode).build_const();
     /// assert_eq!(l.order(), Order::TimeSequenceNode);
     /// ```
@@ -108,7 +110,8 @@ impl LayoutBuilder {
     /// derived from them use [`TimeGrid::Unix`]).
     ///
     /// ```
-    /// use snowmint::{Layout, TimeGrid};
+    /// use snowmint::Layout;
+    /// use snowmint::layout::TimeGrid;
     /// let l = Layout::builder().time_grid(TimeGrid::Unix).build_const();
     /// assert_eq!(l.time_grid(), TimeGrid::Unix);
     /// ```
@@ -178,6 +181,12 @@ impl LayoutBuilder {
 
     /// Validates the layout's shape: every rule but "the epoch is not in the future", which
     /// needs the wall clock (see [`build`](Self::build)). `const`, for constants.
+    ///
+    /// # Errors
+    ///
+    /// [`LayoutError`] naming the first rule broken, with the allowed range: no time bits, a field
+    /// or the sum too wide for `max_bits`, `max_bits` outside 1 to 64, a zero or too long unit, an
+    /// epoch before 1970 or too late, an expiry that does not fit.
     ///
     /// ```
     /// use snowmint::{Layout, LayoutError};
@@ -267,6 +276,11 @@ impl LayoutBuilder {
     /// Validates as [`validate`](Self::validate) and panics on a broken rule: in a `const`
     /// item the panic is a compile error, so constant layouts are checked at build time.
     ///
+    /// # Panics
+    ///
+    /// On any rule [`validate`](Self::validate) refuses, naming it (a compile error in a
+    /// `const`); use [`build`](Self::build) for layouts read at run time.
+    ///
     /// ```
     /// const L: snowmint::Layout = snowmint::Layout::builder().node_bits(0).sequence_bits(22).build_const();
     /// assert_eq!(L.ids_per_tick(), 1 << 22);
@@ -310,6 +324,11 @@ impl LayoutBuilder {
 
     /// Validates every rule, including (with `std`: without it there is no wall clock to ask)
     /// that the epoch is not in the future by the wall clock.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate), and (with `std`) [`LayoutError::EpochInFuture`] when the
+    /// epoch is after the wall clock's now.
     ///
     /// ```
     /// use snowmint::{Layout, LayoutError};

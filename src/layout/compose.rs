@@ -12,8 +12,14 @@ impl Layout {
     /// Builds an ID from its time field (in ticks) and its other fields, named so that node
     /// and sequence cannot be swapped; each is checked against its bits.
     ///
+    /// # Errors
+    ///
+    /// [`LayoutError::FieldOutOfRange`] when `ticks`, the node or the sequence does not fit its
+    /// field (with the allowed range).
+    ///
     /// ```
-    /// use snowmint::{Field, Layout, LayoutError, Parts};
+    /// use snowmint::{Layout, LayoutError, Parts};
+    /// use snowmint::layout::Field;
     /// let l = Layout::TWITTER;
     /// let id = l.compose(1, Parts { node: 2, sequence: 3 })?;
     /// assert_eq!(id.to_u64(), 1 << 22 | 2 << 12 | 3);
@@ -54,6 +60,11 @@ impl Layout {
     /// `layout.compose_at(t, Parts { node: machine_id, sequence })`, the machine ID being the
     /// node.
     ///
+    /// # Errors
+    ///
+    /// [`LayoutError::TimeBeforeEpoch`] or [`LayoutError::TimeAfterExpiry`] when `time` is outside
+    /// the layout's span; as [`compose`](Self::compose) for the parts.
+    ///
     /// ```
     /// use std::time::{Duration, UNIX_EPOCH};
     /// use snowmint::{Layout, Parts};
@@ -69,6 +80,11 @@ impl Layout {
 
     /// The smallest ID of the tick holding `time`, for range queries: every ID minted at or
     /// after `time` (to tick precision) is `>=` it.
+    ///
+    /// # Errors
+    ///
+    /// [`LayoutError::TimeBeforeEpoch`] or [`LayoutError::TimeAfterExpiry`] when `time` is outside
+    /// the layout's span.
     ///
     /// ```
     /// use std::time::{Duration, UNIX_EPOCH};
@@ -87,6 +103,11 @@ impl Layout {
     }
 
     /// The largest ID of the tick holding `time`.
+    ///
+    /// # Errors
+    ///
+    /// [`LayoutError::TimeBeforeEpoch`] or [`LayoutError::TimeAfterExpiry`] when `time` is outside
+    /// the layout's span.
     ///
     /// ```
     /// use snowmint::Layout;

@@ -11,7 +11,7 @@ pub(crate) const BWMARRIN_NODE_STEP_BITS: u8 = 22;
 /// One of the three fields of an ID.
 ///
 /// ```
-/// assert_eq!(snowmint::Field::Node.to_string(), "node");
+/// assert_eq!(snowmint::layout::Field::Node.to_string(), "node");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Field {

@@ -11,15 +11,32 @@
 //! | `compose.rs` | an ID from its fields and back (`compose`, `decode`), the packing the core builds on |
 //! | `divisor.rs` | division by the unit without a `div` instruction |
 //! | `error.rs` | [`LayoutError`] and the [`Field`] it names |
+//!
+//! Public as `snowmint::layout`: what a layout of one's own is built from ([`LayoutBuilder`],
+//! [`Field`], [`Order`], [`TimeGrid`]). [`Layout`] and
+//! [`LayoutError`], which every user of a generator meets, are exported at
+//! the crate's root.
+//!
+//! ```
+//! use snowmint::layout::{Field, Order};
+//! use snowmint::{Layout, LayoutError};
+//!
+//! assert_eq!(Layout::SONYFLAKE.order(), Order::TimeSequenceNode);
+//! let err = Layout::builder().node_bits(70).build().unwrap_err();
+//! assert!(matches!(err, LayoutError::FieldTooWide { field: Field::Node, .. }));
+//! ```
 
 mod builder;
 mod compose;
 mod divisor;
-mod error;
+// `LayoutError`'s and `Layout`'s files, reached from the crate's root.
+pub(crate) mod error;
 mod presets;
-mod shape;
+pub(crate) mod shape;
 mod ticks;
 
 pub use self::builder::LayoutBuilder;
-pub use self::error::{Field, LayoutError};
-pub use self::shape::{Layout, Order, TimeGrid};
+pub use self::error::Field;
+pub(crate) use self::error::LayoutError;
+pub(crate) use self::shape::Layout;
+pub use self::shape::{Order, TimeGrid};

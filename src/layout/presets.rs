@@ -52,7 +52,7 @@ impl Layout {
     ///     .time_bits(63 - 10 - 12)
     ///     .unit(Duration::from_millis(1))
     ///     .build()?;
-    /// assert_eq!(mine.time_grid(), snowmint::TimeGrid::Unix);
+    /// assert_eq!(mine.time_grid(), snowmint::layout::TimeGrid::Unix);
     /// # Ok::<(), snowmint::LayoutError>(())
     /// ```
     pub const SONYFLAKE_V2: Layout = Layout::SONYFLAKE

@@ -14,7 +14,8 @@ pub(super) const NANOS_PER_MILLI: u64 = 1_000_000;
 /// time.
 ///
 /// ```
-/// use snowmint::{Layout, Order};
+/// use snowmint::Layout;
+/// use snowmint::layout::Order;
 /// assert_eq!(Layout::TWITTER.order(), Order::TimeNodeSequence);
 /// assert_eq!(Layout::SONYFLAKE.order(), Order::TimeSequenceNode);
 /// ```
@@ -36,7 +37,8 @@ pub enum Order {
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
-/// use snowmint::{Layout, TimeGrid};
+/// use snowmint::Layout;
+/// use snowmint::layout::TimeGrid;
 ///
 /// // sonyflake with a start time 5 ms past a 10 ms boundary.
 /// let start = UNIX_EPOCH + Duration::from_millis(1_672_531_200_005); // 2023-01-01T00:00:00.005Z
@@ -155,7 +157,7 @@ impl Layout {
     /// The field order below the time field.
     ///
     /// ```
-    /// assert_eq!(snowmint::Layout::DISCORD.order(), snowmint::Order::TimeNodeSequence);
+    /// assert_eq!(snowmint::Layout::DISCORD.order(), snowmint::layout::Order::TimeNodeSequence);
     /// ```
     pub const fn order(&self) -> Order {
         self.order
@@ -164,7 +166,8 @@ impl Layout {
     /// Where the layout's ticks start.
     ///
     /// ```
-    /// use snowmint::{Layout, TimeGrid};
+    /// use snowmint::Layout;
+    /// use snowmint::layout::TimeGrid;
     /// assert_eq!(Layout::SONYFLAKE.time_grid(), TimeGrid::Unix);
     /// assert_eq!(Layout::TWITTER.time_grid(), TimeGrid::Epoch);
     /// ```

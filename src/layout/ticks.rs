@@ -57,6 +57,11 @@ impl Layout {
     /// The tick holding `time` on the layout's [`TimeGrid`](super::TimeGrid), checked against the first tick
     /// and the expiry.
     ///
+    /// # Errors
+    ///
+    /// [`LayoutError::TimeBeforeEpoch`] when `time` is before the layout's epoch,
+    /// [`LayoutError::TimeAfterExpiry`] when it is past the layout's expiry.
+    ///
     /// ```
     /// use std::time::{Duration, UNIX_EPOCH};
     /// use snowmint::{Layout, LayoutError};

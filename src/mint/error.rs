@@ -34,7 +34,7 @@ pub enum MintError {
         behind: Duration,
     },
     /// The clock reads a time the layout cannot stamp: before its epoch by more than
-    /// [`Rollback::TOLERANCE`](crate::Rollback::TOLERANCE), the one before-epoch condition of
+    /// [`Rollback::TOLERANCE`](crate::clock::Rollback::TOLERANCE), the one before-epoch condition of
     /// the crate ([`LayoutError::TimeBeforeEpoch`], also what
     /// [`Layout::ticks_at`](crate::Layout::ticks_at) says of such a time). A reading within
     /// the tolerance before the epoch mints in the epoch's first tick, so that a layout whose

@@ -6,11 +6,11 @@ use core::time::Duration;
 
 use super::cell::StateCell;
 use super::packing::Packing;
-use super::rollback::Rollback;
 use super::rule::{step, tolerance_ticks, OwnTick, Rules, Step, TickWindow};
 use super::tick_cache::TickCache;
 use super::wait::{Stopwatch, Waiter};
 use crate::clock::Clock;
+use crate::clock::Rollback;
 use crate::events::{self, WaitReason};
 use crate::id::Id;
 use crate::layout::Layout;

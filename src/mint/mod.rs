@@ -2,16 +2,15 @@
 //! ([`rule`]), where the state lives ([`cell`]), how a state and node become an ID
 //! ([`packing`]), the per-owner tick cache ([`tick_cache`]), the engine that reads the clock
 //! and runs the CAS loop ([`minter`]), how a blocked call waits ([`wait`]), why a call could
-//! not mint ([`MintError`], `error.rs`), and the rollback policy ([`Rollback`]).
+//! not mint ([`MintError`], `error.rs`); the rollback policy it follows is the clock's
+//! ([`Rollback`](crate::clock::Rollback)).
 
 pub(crate) mod cell;
 mod error;
 pub(crate) mod minter;
 pub(crate) mod packing;
-mod rollback;
 pub(crate) mod rule;
 pub(crate) mod tick_cache;
 pub(crate) mod wait;
 
 pub use self::error::MintError;
-pub use self::rollback::Rollback;

@@ -9,7 +9,7 @@
 //! Every path that mints calls [`step`], or [`TickWindow::next`], which gives what `step`
 //! gives for the readings it serves (the exhaustive test at the bottom checks that).
 
-use super::rollback::Rollback;
+use crate::clock::Rollback;
 
 /// What one attempt may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,7 +115,7 @@ pub(crate) fn last_of_tick(state: u64, sequence_bits: u8) -> u64 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct TickWindow {
     /// The earliest reading served: the tick's start, or the first tick's when readings
-    /// behind the tick may keep minting in it ([`Rollback::Continue`](super::rollback::Rollback)).
+    /// behind the tick may keep minting in it ([`Rollback::Continue`](crate::clock::Rollback::Continue)).
     pub(crate) lower: u64,
     /// Readings in `lower..lower + span` are served: up to the tick's end. 0 serves none.
     pub(crate) span: u64,

@@ -5,10 +5,10 @@ use std::time::Duration;
 use super::error::ShardError;
 use super::ShardedGenerator;
 use crate::clock::Clock;
+use crate::clock::Rollback;
 use crate::generator::GeneratorBuilder;
 use crate::id::Id;
 use crate::layout::Layout;
-use crate::mint::Rollback;
 use crate::source::SourceBuilder;
 
 /// Default shard bits: 63 exclusive shards, more than the cores of most servers.
@@ -19,7 +19,8 @@ const DEFAULT_SHARD_BITS: u8 = 6;
 ///
 /// ```
 /// use std::time::Duration;
-/// use snowmint::{Layout, ShardedGenerator, WallClock};
+/// use snowmint::{Layout, ShardedGenerator};
+/// use snowmint::clock::WallClock;
 ///
 /// let gen = ShardedGenerator::builder(Layout::SONYFLAKE)
 ///     .shard_bits(6)       // 63 shards + 1 overflow shard...
@@ -113,7 +114,7 @@ impl<C: Clock> ShardedGeneratorBuilder<C> {
     ///
     /// ```
     /// let b = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER)
-    ///     .on_rollback(snowmint::Rollback::Wait);
+    ///     .on_rollback(snowmint::clock::Rollback::Wait);
     /// assert!(b.build().is_ok());
     /// ```
     pub fn on_rollback(mut self, policy: Rollback) -> Self {
@@ -143,7 +144,8 @@ impl<C: Clock> ShardedGeneratorBuilder<C> {
     /// Uses another clock.
     ///
     /// ```
-    /// use snowmint::{Layout, ManualClock, ShardedGenerator};
+    /// use snowmint::{Layout, ShardedGenerator};
+    /// use snowmint::clock::ManualClock;
     /// let gen = ShardedGenerator::builder(Layout::TWITTER)
     ///     .clock(ManualClock::at_unix_millis(1_700_000_000_000))
     ///     .build()?;
@@ -158,6 +160,14 @@ impl<C: Clock> ShardedGeneratorBuilder<C> {
     }
 
     /// Checks the split and builds the generator.
+    ///
+    /// # Errors
+    ///
+    /// [`ShardError::ShardBitsOutOfRange`](crate::ShardError::ShardBitsOutOfRange) when the shard
+    /// bits exceed the layout's node bits,
+    /// [`ShardError::NodeOutOfRange`](crate::ShardError::NodeOutOfRange) when the node does not fit
+    /// the bits left, [`ShardError::Layout`](crate::ShardError::Layout) when the layout's expiry is
+    /// past (each with the allowed range).
     ///
     /// ```
     /// use snowmint::{Layout, ShardedGenerator};

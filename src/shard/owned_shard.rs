@@ -5,14 +5,14 @@ use std::time::Duration;
 
 use crossbeam_utils::CachePadded;
 
+use super::shared::Shared;
 use super::slots::Hold;
-use super::Shared;
 use crate::clock::{Clock, TscClock};
 use crate::id::Id;
 use crate::layout::Layout;
 use crate::mint::MintError;
+use crate::source::id_source_by_inherent;
 use crate::source::IdBatch;
-use crate::source::IdSource;
 use crate::source::{fill_with, FillError};
 
 /// One shard of a [`ShardedGenerator`](crate::ShardedGenerator), owned by one worker: minting
@@ -58,6 +58,13 @@ impl<C: Clock> OwnedShard<C> {
 
     /// The next ID, waiting (at most `max_wait`) if this shard's tick is used up.
     ///
+    /// # Errors
+    ///
+    /// [`MintError::Exhausted`] if the tick's sequence and the lead stay used up, or
+    /// [`MintError::ClockBehind`] if the clock stays behind the last issued time, for longer than
+    /// [`max_wait`](Self::max_wait); [`MintError::Expired`] once the layout's time field is full;
+    /// [`MintError::Layout`] if the clock reads a time before the layout's epoch.
+    ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
     /// let owned = gen.own_shard()?;
@@ -83,6 +90,13 @@ impl<C: Clock> OwnedShard<C> {
 
     /// The next ID, waiting at most `timeout` for it.
     ///
+    /// # Errors
+    ///
+    /// [`MintError::Exhausted`] if the tick's sequence and the lead stay used up, or
+    /// [`MintError::ClockBehind`] if the clock stays behind the last issued time, for longer than
+    /// `timeout`; [`MintError::Expired`] once the layout's time field is full;
+    /// [`MintError::Layout`] if the clock reads a time before the layout's epoch.
+    ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
     /// let owned = gen.own_shard()?;
@@ -97,6 +111,13 @@ impl<C: Clock> OwnedShard<C> {
     }
 
     /// The next ID, or at once an error saying why not.
+    ///
+    /// # Errors
+    ///
+    /// At once, without waiting: [`MintError::Exhausted`] (with how long to wait) when the tick's
+    /// sequence and the lead are used up, [`MintError::ClockBehind`] when the clock is behind the
+    /// last issued time by more than the lead, [`MintError::Expired`] once the layout's time field
+    /// is full, [`MintError::Layout`] if the clock reads a time before the layout's epoch.
     ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
@@ -114,6 +135,10 @@ impl<C: Clock> OwnedShard<C> {
     /// Reserves up to `n` consecutive IDs on this shard, as
     /// [`Generator::next_ids`](crate::Generator::next_ids).
     ///
+    /// # Errors
+    ///
+    /// As [`next_id`](Self::next_id), for the whole batch: none of it is minted on an error.
+    ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
     /// let owned = gen.own_shard()?;
@@ -130,6 +155,11 @@ impl<C: Clock> OwnedShard<C> {
 
     /// Reserves up to `n` consecutive IDs on this shard without waiting.
     ///
+    /// # Errors
+    ///
+    /// As [`try_next_id`](Self::try_next_id), for the whole batch: none of it is minted on an
+    /// error.
+    ///
     /// ```
     /// let gen = snowmint::ShardedGenerator::builder(snowmint::Layout::TWITTER).build()?;
     /// assert!(!gen.own_shard()?.try_next_ids(8)?.is_empty());
@@ -143,7 +173,12 @@ impl<C: Clock> OwnedShard<C> {
     }
 
     /// Fills `out` with unique, increasing IDs from this shard, one reservation per tick, as
-    /// [`IdSource::fill`].
+    /// [`IdSource::fill`](crate::IdSource::fill).
+    ///
+    /// # Errors
+    ///
+    /// [`FillError`](crate::source::FillError) with the error that stopped the fill (as
+    /// [`next_id`](Self::next_id)'s) and how many IDs were written before it.
     ///
     /// ```
     /// use snowmint::{Id, Layout, ShardedGenerator};
@@ -227,7 +262,8 @@ impl<C: Clock> OwnedShard<C> {
     /// The clock.
     ///
     /// ```
-    /// use snowmint::{Clock, Layout, ManualClock, ShardedGenerator};
+    /// use snowmint::{Layout, ShardedGenerator};
+    /// use snowmint::clock::{Clock, ManualClock};
     /// let gen = ShardedGenerator::builder(Layout::TWITTER).clock(ManualClock::at_unix_nanos(5)).build()?;
     /// assert_eq!(gen.own_shard()?.clock().now_unix_nanos(), 5);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -248,59 +284,7 @@ impl<C: Clock> OwnedShard<C> {
     }
 }
 
-impl<C: Clock> IdSource for OwnedShard<C> {
-    type Clock = C;
-    type Error = MintError;
-
-    #[inline]
-    fn next_id(&self) -> Result<Id, MintError> {
-        OwnedShard::next_id(self)
-    }
-
-    #[inline]
-    fn try_next_id(&self) -> Result<Id, MintError> {
-        OwnedShard::try_next_id(self)
-    }
-
-    #[inline]
-    fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
-        OwnedShard::next_id_timeout(self, timeout)
-    }
-
-    fn next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
-        OwnedShard::next_ids(self, n)
-    }
-
-    fn try_next_ids(&self, n: u64) -> Result<IdBatch, MintError> {
-        OwnedShard::try_next_ids(self, n)
-    }
-
-    fn fill(&self, out: &mut [Id]) -> Result<(), FillError<MintError>> {
-        OwnedShard::fill(self, out)
-    }
-
-    fn layout(&self) -> &Layout {
-        OwnedShard::layout(self)
-    }
-
-    fn last_id(&self) -> Option<Id> {
-        OwnedShard::last_id(self)
-    }
-
-    fn clock(&self) -> &C {
-        OwnedShard::clock(self)
-    }
-
-    fn max_wait(&self) -> Duration {
-        OwnedShard::max_wait(self)
-    }
-}
-
-impl<C> Shared<C> {
-    fn node(&self) -> u64 {
-        self.node
-    }
-}
+id_source_by_inherent!(impl[C: Clock] OwnedShard<C> { clock: C, error: MintError });
 
 impl<C> core::fmt::Debug for OwnedShard<C> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

@@ -12,7 +12,8 @@ use crate::id::Id;
 /// increasing, never handed out again); the rest of the slice is as it was.
 ///
 /// ```
-/// use snowmint::{Generator, Id, Layout, ManualClock, MintError};
+/// use snowmint::{Generator, Id, Layout, MintError};
+/// use snowmint::clock::ManualClock;
 ///
 /// // Sonyflake's 256 IDs per 10 ms tick, a clock that stands still, no waiting.
 /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
@@ -35,7 +36,8 @@ impl<E> FillError<E> {
     /// How many IDs were written, at the front of the slice, before the error.
     ///
     /// ```
-    /// use snowmint::{Generator, Id, Layout, ManualClock};
+    /// use snowmint::{Generator, Id, Layout};
+    /// use snowmint::clock::ManualClock;
     /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
     /// let gen = Generator::builder(Layout::SONYFLAKE).clock(clock).max_wait(std::time::Duration::ZERO).build()?;
     /// assert_eq!(gen.fill(&mut [Id::MIN; 257]).unwrap_err().filled(), 256);
@@ -48,7 +50,8 @@ impl<E> FillError<E> {
     /// The source's error, as its `next_ids` returned it.
     ///
     /// ```
-    /// use snowmint::{Generator, Id, Layout, ManualClock, MintError};
+    /// use snowmint::{Generator, Id, Layout, MintError};
+    /// use snowmint::clock::ManualClock;
     /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
     /// let gen = Generator::builder(Layout::SONYFLAKE).clock(clock).max_wait(std::time::Duration::ZERO).build()?;
     /// let err = gen.fill(&mut [Id::MIN; 257]).unwrap_err();
@@ -66,7 +69,7 @@ impl<E> FillError<E> {
     /// use snowmint::{Generator, Id, Layout, MintError};
     /// fn three(gen: &Generator) -> Result<[Id; 3], MintError> {
     ///     let mut ids = [Id::MIN; 3];
-    ///     gen.fill(&mut ids).map_err(snowmint::FillError::into_error)?;
+    ///     gen.fill(&mut ids).map_err(snowmint::source::FillError::into_error)?;
     ///     Ok(ids)
     /// }
     /// assert!(three(&Generator::new(Layout::TWITTER, 1)?).is_ok());

@@ -1,8 +1,6 @@
 //! [`IdSource`]: the one trait every source of IDs implements, [`MintFailure`] for its
 //! errors, and [`SourceBuilder`] for the settings of a source whose node comes from outside.
 
-#[cfg(feature = "alloc")]
-use alloc::{boxed::Box, sync::Arc};
 use core::time::Duration;
 
 use super::batch::IdBatch;
@@ -14,7 +12,7 @@ use crate::layout::LayoutError;
 use crate::mint::MintError;
 
 /// A source of unique, time-ordered IDs of one layout: a [`Generator`](crate::Generator), a
-/// [`ShardedGenerator`](crate::ShardedGenerator), a shard's [`OwnedShard`](crate::OwnedShard), or any
+/// [`ShardedGenerator`](crate::ShardedGenerator), a shard's [`OwnedShard`](crate::shard::OwnedShard), or any
 /// of them behind a [`Fenced`](crate::Fenced) wrapper (a file guard or a Redis lease).
 ///
 /// Code that mints (rayon helpers, the async calls, the command-line tool, the ID service)
@@ -49,6 +47,12 @@ pub trait IdSource {
     /// The next ID, waiting (at most [`max_wait`](Self::max_wait)) if the tick's sequence is
     /// used up or the clock was stepped back.
     ///
+    /// # Errors
+    ///
+    /// The source's error when no ID can be had within [`max_wait`](Self::max_wait): the tick used
+    /// up or the clock behind for that long, the layout expired, a fence lost ([`MintFailure`] says
+    /// which and for how long).
+    ///
     /// ```
     /// use snowmint::{Generator, IdSource, Layout};
     /// let gen = Generator::new(Layout::TWITTER, 1)?;
@@ -61,6 +65,11 @@ pub trait IdSource {
     /// The next ID, or at once an error saying why not (and, where waiting helps, for how
     /// long: [`MintFailure::retry_after`]).
     ///
+    /// # Errors
+    ///
+    /// The source's error, at once, when the next ID would need a wait (with
+    /// [`MintFailure::retry_after`]) or cannot be had at all.
+    ///
     /// ```
     /// use snowmint::{Generator, IdSource, Layout};
     /// let gen = Generator::new(Layout::TWITTER, 1)?;
@@ -71,6 +80,10 @@ pub trait IdSource {
 
     /// The next ID, waiting at most `timeout`. A wait that cannot end in time is not
     /// started: the error comes at once.
+    ///
+    /// # Errors
+    ///
+    /// As [`next_id`](Self::next_id), with `timeout` for `max_wait`.
     ///
     /// ```
     /// use std::time::Duration;
@@ -85,6 +98,10 @@ pub trait IdSource {
     /// is available; fewer than `n` when the tick (and the lead) has fewer left. `n = 0` is
     /// taken as 1.
     ///
+    /// # Errors
+    ///
+    /// As [`next_id`](Self::next_id), for the whole batch.
+    ///
     /// ```
     /// use snowmint::{Generator, IdSource, Layout};
     /// let gen = Generator::new(Layout::TWITTER, 1)?;
@@ -94,6 +111,10 @@ pub trait IdSource {
     fn next_ids(&self, n: u64) -> Result<IdBatch, Self::Error>;
 
     /// Reserves up to `n` consecutive IDs without waiting.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_next_id`](Self::try_next_id), for the whole batch.
     ///
     /// ```
     /// use snowmint::{Generator, IdSource, Layout};
@@ -112,6 +133,10 @@ pub trait IdSource {
     /// unique, greater than the one before); the rest of `out` is as it was. A reservation
     /// never asks for more than the slice has left, so the fill drops no ID it reserved.
     /// Implementors may override it with a faster loop that keeps these promises.
+    ///
+    /// # Errors
+    ///
+    /// [`FillError`] with the reservation's error and how many IDs were written before it.
     ///
     /// ```
     /// use snowmint::{Generator, Id, IdSource, Layout};
@@ -152,7 +177,8 @@ pub trait IdSource {
     /// The clock.
     ///
     /// ```
-    /// use snowmint::{Clock, Generator, IdSource, Layout, ManualClock};
+    /// use snowmint::{Generator, IdSource, Layout};
+    /// use snowmint::clock::{Clock, ManualClock};
     /// let gen = Generator::builder(Layout::TWITTER).clock(ManualClock::at_unix_millis(7)).build()?;
     /// assert_eq!(IdSource::clock(&gen).now_unix_nanos(), 7_000_000);
     /// # Ok::<(), snowmint::LayoutError>(())
@@ -174,7 +200,8 @@ pub trait IdSource {
 ///
 /// ```
 /// use std::time::Duration;
-/// use snowmint::{MintError, MintFailure};
+/// use snowmint::MintError;
+/// use snowmint::source::MintFailure;
 /// let e = MintError::Exhausted { retry_after: Duration::from_micros(3) };
 /// assert_eq!(MintFailure::retry_after(&e), Some(Duration::from_micros(3)));
 /// ```
@@ -183,7 +210,8 @@ pub trait MintFailure: core::error::Error + From<MintError> + Send + Sync + 'sta
     /// (the layout expired, the node was lost).
     ///
     /// ```
-    /// use snowmint::{MintError, MintFailure};
+    /// use snowmint::MintError;
+    /// use snowmint::source::MintFailure;
     /// assert_eq!(MintFailure::retry_after(&MintError::Expired { expiry_unix_millis: 0 }), None);
     /// ```
     fn retry_after(&self) -> Option<Duration>;
@@ -200,7 +228,8 @@ impl MintFailure for MintError {
 /// [`ShardedGenerator`](crate::ShardedGenerator), its node (the node bits above the shards).
 ///
 /// ```
-/// use snowmint::{Generator, Layout, ShardedGenerator, SourceBuilder};
+/// use snowmint::{Generator, Layout, ShardedGenerator};
+/// use snowmint::source::SourceBuilder;
 ///
 /// fn on_node<B: SourceBuilder>(b: B, n: u64) -> Result<B::Source, B::Error> {
 ///     let n = n.min(b.max_node());
@@ -221,7 +250,8 @@ pub trait SourceBuilder: Sized {
     /// The largest node number the source takes (its node, when sharded).
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, SourceBuilder};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::source::SourceBuilder;
     /// assert_eq!(SourceBuilder::max_node(&Generator::builder(Layout::SONYFLAKE)), 65_535);
     /// ```
     fn max_node(&self) -> u64;
@@ -229,7 +259,8 @@ pub trait SourceBuilder: Sized {
     /// The node number set so far (the node, when sharded).
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, SourceBuilder};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::source::SourceBuilder;
     /// assert_eq!(Generator::builder(Layout::TWITTER).node(4).node_number(), 4);
     /// ```
     fn node_number(&self) -> u64;
@@ -237,7 +268,8 @@ pub trait SourceBuilder: Sized {
     /// Sets the node number (the node, when sharded).
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, SourceBuilder};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::source::SourceBuilder;
     /// let gen = SourceBuilder::node(Generator::builder(Layout::TWITTER), 9).build()?;
     /// assert_eq!(gen.node(), 9);
     /// # Ok::<(), snowmint::LayoutError>(())
@@ -248,7 +280,8 @@ pub trait SourceBuilder: Sized {
     /// greater than `id`).
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, SourceBuilder};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::source::SourceBuilder;
     /// let old = Generator::new(Layout::TWITTER, 1)?.next_id()?;
     /// let gen = SourceBuilder::start_after(Generator::builder(Layout::TWITTER).node(1), old).build()?;
     /// assert!(gen.next_id()? > old);
@@ -259,77 +292,23 @@ pub trait SourceBuilder: Sized {
     /// The layout.
     ///
     /// ```
-    /// use snowmint::{Generator, Layout, SourceBuilder};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::source::SourceBuilder;
     /// assert_eq!(*SourceBuilder::layout(&Generator::builder(Layout::JS53)), Layout::JS53);
     /// ```
     fn layout(&self) -> &Layout;
 
     /// Checks the settings and builds the source.
     ///
+    /// # Errors
+    ///
+    /// The source's error when a setting is out of range (the node above
+    /// [`max_node`](Self::max_node), a split the layout cannot hold) or the layout has expired.
+    ///
     /// ```
-    /// use snowmint::{Generator, Layout, SourceBuilder};
+    /// use snowmint::{Generator, Layout};
+    /// use snowmint::source::SourceBuilder;
     /// assert!(SourceBuilder::build(Generator::builder(Layout::TWITTER).node(1_024)).is_err());
     /// ```
     fn build(self) -> Result<Self::Source, Self::Error>;
 }
-
-/// `IdSource` through a reference, an `Arc` or a `Box`, so that callers can hand out shared
-/// sources to threads and tasks.
-macro_rules! forward_source {
-    ($($ptr:ty),*) => {$(
-        impl<S: IdSource + ?Sized> IdSource for $ptr {
-            type Clock = S::Clock;
-            type Error = S::Error;
-
-            #[inline]
-            fn next_id(&self) -> Result<Id, S::Error> {
-                (**self).next_id()
-            }
-
-            #[inline]
-            fn try_next_id(&self) -> Result<Id, S::Error> {
-                (**self).try_next_id()
-            }
-
-            #[inline]
-            fn next_id_timeout(&self, timeout: Duration) -> Result<Id, S::Error> {
-                (**self).next_id_timeout(timeout)
-            }
-
-            #[inline]
-            fn next_ids(&self, n: u64) -> Result<IdBatch, S::Error> {
-                (**self).next_ids(n)
-            }
-
-            #[inline]
-            fn try_next_ids(&self, n: u64) -> Result<IdBatch, S::Error> {
-                (**self).try_next_ids(n)
-            }
-
-            #[inline]
-            fn fill(&self, out: &mut [Id]) -> Result<(), FillError<S::Error>> {
-                (**self).fill(out)
-            }
-
-            fn layout(&self) -> &Layout {
-                (**self).layout()
-            }
-
-            fn last_id(&self) -> Option<Id> {
-                (**self).last_id()
-            }
-
-            fn clock(&self) -> &S::Clock {
-                (**self).clock()
-            }
-
-            fn max_wait(&self) -> Duration {
-                (**self).max_wait()
-            }
-        }
-    )*};
-}
-
-forward_source!(&S);
-#[cfg(feature = "alloc")]
-forward_source!(Arc<S>, Box<S>);

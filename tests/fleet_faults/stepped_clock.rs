@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use snowmint::{Clock, TscClock};
+use snowmint::clock::{Clock, TscClock};
 
 use crate::settings::wall_nanos;
 

@@ -26,9 +26,8 @@ use std::collections::HashSet;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use snowmint::{
-    Clock, Generator, Id, Layout, LayoutError, ManualClock, MintError, Parts, Rollback,
-};
+use snowmint::clock::{Clock, ManualClock, Rollback};
+use snowmint::{Generator, Id, Layout, LayoutError, MintError, Parts};
 
 /// How late a call may return beyond its timeout before the wait counts as unbounded.
 /// Timeouts in scripts are at most 65 ms and the clock stands still during a call, so a

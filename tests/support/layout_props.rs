@@ -7,7 +7,8 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use snowmint::{Field, Id, Layout, LayoutBuilder, LayoutError, Order, Parts, TimeGrid};
+use snowmint::layout::{Field, LayoutBuilder, Order, TimeGrid};
+use snowmint::{Id, Layout, LayoutError, Parts};
 
 /// How the epoch is given to the builder.
 #[derive(Debug, Clone, Copy)]

@@ -10,7 +10,8 @@
 //! say, or reports the wrong reason, fails.
 #![allow(dead_code)] // Each includer uses part of it.
 
-use snowmint::{Encoding, Id, ParseErrorKind};
+use snowmint::encoding::ParseErrorKind;
+use snowmint::{Encoding, Id};
 
 /// The documented alphabets, zero digit first (copied from the docs, not from the crate).
 fn reference_alphabet(e: Encoding) -> Option<&'static str> {
@@ -288,14 +289,18 @@ pub fn check_json(input: &[u8]) {
     let any: Option<Id> = serde_json::from_slice(input).ok();
     assert_eq!(any, expected_any, "{:?}", String::from_utf8_lossy(input));
 
-    let as_string = whole(input, |de| snowmint::serde::as_string::deserialize(de));
+    let as_string = whole(input, |de| {
+        snowmint::integrations::serde::as_string::deserialize(de)
+    });
     assert_eq!(
         as_string,
         expected_string,
         "{:?}",
         String::from_utf8_lossy(input)
     );
-    let as_u64 = whole(input, |de| snowmint::serde::as_u64::deserialize(de));
+    let as_u64 = whole(input, |de| {
+        snowmint::integrations::serde::as_u64::deserialize(de)
+    });
     assert_eq!(
         as_u64,
         expected_number,

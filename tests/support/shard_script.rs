@@ -22,7 +22,9 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use snowmint::{Clock, Id, Layout, ManualClock, MintError, OwnedShard, Rollback, ShardedGenerator};
+use snowmint::clock::{Clock, ManualClock, Rollback};
+use snowmint::shard::OwnedShard;
+use snowmint::{Id, Layout, MintError, ShardedGenerator};
 
 /// One step of a script.
 #[derive(Debug, Clone, Copy)]

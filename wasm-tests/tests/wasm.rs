@@ -1,6 +1,7 @@
 //! The generator on wasm32 in Node.js, on the host's clock.
 
-use snowmint::{Generator, JsClock, Layout};
+use snowmint::clock::JsClock;
+use snowmint::{Generator, Layout};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 /// 100,000 IDs from one generator are strictly increasing (so unique) and decode to within a

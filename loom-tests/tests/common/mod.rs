@@ -10,7 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc as StdArc;
 use std::time::{Duration, Instant};
 
-use snowmint::{Id, Layout, ManualClock};
+use snowmint::clock::ManualClock;
+use snowmint::{Id, Layout};
 
 /// One tick of every model layout.
 pub const UNIT: Duration = Duration::from_millis(1);
@@ -99,7 +100,7 @@ pub fn tick_of(unix_nanos: u64) -> u64 {
 pub fn sharded(
     layout: Layout,
     clock: ManualClock,
-    rollback: snowmint::Rollback,
+    rollback: snowmint::clock::Rollback,
 ) -> snowmint::ShardedGenerator<ManualClock> {
     snowmint::ShardedGenerator::builder(layout)
         .shard_bits(1)
@@ -117,7 +118,7 @@ pub const LEASE_TRIES: usize = 64;
 /// Leases a shard of `gen`, yielding to the other threads while none is free.
 pub fn lease_retrying(
     gen: &snowmint::ShardedGenerator<ManualClock>,
-) -> snowmint::OwnedShard<ManualClock> {
+) -> snowmint::shard::OwnedShard<ManualClock> {
     for _ in 0..LEASE_TRIES {
         match gen.own_shard() {
             Ok(owned) => return owned,

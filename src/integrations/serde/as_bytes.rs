@@ -1,5 +1,5 @@
 //! [`Uuid7`] or [`Ulid`] as its 16 bytes (big-endian, RFC order), for
-//! `#[serde(with = "snowmint::serde::as_bytes")]`: a byte string in formats that have them
+//! `#[serde(with = "snowmint::integrations::serde::as_bytes")]`: a byte string in formats that have them
 //! (bincode, CBOR, MessagePack), and read back from a byte string or a sequence of 16
 //! numbers (what JSON makes of bytes).
 //!
@@ -9,9 +9,9 @@
 //!
 //! #[derive(Serialize, Deserialize, PartialEq, Debug)]
 //! struct Row {
-//!     #[serde(with = "snowmint::serde::as_bytes")]
+//!     #[serde(with = "snowmint::integrations::serde::as_bytes")]
 //!     id: Uuid7,
-//!     #[serde(with = "snowmint::serde::as_bytes")]
+//!     #[serde(with = "snowmint::integrations::serde::as_bytes")]
 //!     ulid: Ulid,
 //! }
 //!
@@ -41,7 +41,7 @@ mod sealed {
 /// The 128-bit IDs this module writes and reads: [`Uuid7`] and [`Ulid`] (sealed).
 ///
 /// ```
-/// use snowmint::serde::as_bytes::Bytes16;
+/// use snowmint::integrations::serde::as_bytes::Bytes16;
 /// use snowmint::Ulid;
 /// assert_eq!(Ulid::from_u128(1).bytes()[15], 1);
 /// ```
@@ -72,10 +72,14 @@ impl Bytes16 for Ulid {
 
 /// Writes the ID's 16 bytes as a byte string.
 ///
+/// # Errors
+///
+/// The serializer's own error, if it cannot write 16 bytes.
+///
 /// ```
 /// let id = snowmint::Ulid::from_u128(258);
 /// let mut out = Vec::new();
-/// snowmint::serde::as_bytes::serialize(&id, &mut serde_json::Serializer::new(&mut out))?;
+/// snowmint::integrations::serde::as_bytes::serialize(&id, &mut serde_json::Serializer::new(&mut out))?;
 /// assert_eq!(out, b"[0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,2]");
 /// # Ok::<(), serde_json::Error>(())
 /// ```
@@ -86,10 +90,15 @@ pub fn serialize<T: Bytes16, S: Serializer>(id: &T, serializer: S) -> Result<S::
 /// Reads an ID from 16 bytes: a byte string or a sequence of 16 numbers; any other length
 /// is an error that says 16 bytes were expected.
 ///
+/// # Errors
+///
+/// The deserializer's error when the input is not 16 bytes, or bytes that are not a valid ID of the
+/// type (a `Uuid7` of another version or variant).
+///
 /// ```
 /// use snowmint::Ulid;
 /// let mut de = serde_json::Deserializer::from_str("[0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,2]");
-/// let id: Ulid = snowmint::serde::as_bytes::deserialize(&mut de)?;
+/// let id: Ulid = snowmint::integrations::serde::as_bytes::deserialize(&mut de)?;
 /// assert_eq!(id.to_u128(), 258);
 /// # Ok::<(), serde_json::Error>(())
 /// ```

@@ -63,6 +63,7 @@
 //! |---|---|
 //! | `impls.rs` | `Serialize`/`Deserialize` for [`Id`], [`Decoded`], [`Parts`], and the visitor of an `Id` |
 //! | `as_u64.rs`, `as_string.rs` | the `#[serde(with = "...")]` modules that pin one representation |
+//! | `pinned_module.rs` | `pinned_module!`: the one body of those two modules |
 //! | `id128.rs` | `Serialize`/`Deserialize` for [`Uuid7`] and [`Ulid`]: the canonical string |
 //! | `as_bytes.rs` | the `with` module of a [`Uuid7`] or [`Ulid`] as 16 bytes |
 //! | `pinned.rs` | an `Id` pinned to one representation, for their `option` and `vec` forms |
@@ -79,3 +80,4 @@ pub mod as_u64;
 mod id128;
 mod impls;
 mod pinned;
+mod pinned_module;

@@ -2,10 +2,10 @@ use core::cell::Cell;
 use std::time::Duration;
 
 use super::{Minter, REFRESH_EVERY_BITS};
+use crate::clock::Rollback;
 use crate::clock::{Clock, ManualClock};
 use crate::layout::LayoutError;
 use crate::layout::{Layout, Order};
-use crate::mint::rollback::Rollback;
 use crate::mint::tick_cache::TickCache;
 use crate::mint::MintError;
 use crate::sync::{AtomicU64, Ordering};

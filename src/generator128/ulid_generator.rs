@@ -43,7 +43,7 @@ use crate::id128::Ulid;
 /// An ID's time (its millisecond and fraction) is at most 1 ms ahead of the clock's
 /// reading for it: the state borrows up to 1 ms (524,288 IDs) ahead of the clock, then a
 /// call waits for the clock instead of running further (as the 64-bit
-/// [`Rollback::Wait`](crate::Rollback)). After a clock step back the IDs keep the last
+/// [`Rollback::Wait`](crate::clock::Rollback)). After a clock step back the IDs keep the last
 /// issued tick (up to its 128 counter values) and then wait for the clock to return.
 ///
 /// Each call stamps its ID from the clock's cheap reading ([`Clock::recent_unix_nanos`]: one
@@ -110,7 +110,8 @@ impl<C: Clock> UlidGenerator<C> {
     /// A generator on `clock`.
     ///
     /// ```
-    /// use snowmint::{ManualClock, UlidGenerator};
+    /// use snowmint::UlidGenerator;
+    /// use snowmint::clock::ManualClock;
     ///
     /// let gen = UlidGenerator::with_clock(ManualClock::at_unix_millis(1_700_000_000_000));
     /// let a = gen.next_ulid();
@@ -138,7 +139,8 @@ impl<C: Clock> UlidGenerator<C> {
     /// The clock.
     ///
     /// ```
-    /// use snowmint::{Clock, ManualClock, UlidGenerator};
+    /// use snowmint::UlidGenerator;
+    /// use snowmint::clock::{Clock, ManualClock};
     /// let gen = UlidGenerator::with_clock(ManualClock::at_unix_millis(5));
     /// assert_eq!(gen.clock().now_unix_nanos(), 5_000_000);
     /// ```
@@ -213,7 +215,8 @@ impl<C: Clock> UlidGenerator<C> {
     /// next ULID's time is at least this.
     ///
     /// ```
-    /// use snowmint::{ManualClock, UlidGenerator};
+    /// use snowmint::UlidGenerator;
+    /// use snowmint::clock::ManualClock;
     /// let gen = UlidGenerator::with_clock(ManualClock::at_unix_millis(9));
     /// assert_eq!(gen.last_unix_millis(), 0);
     /// gen.next_ulid();

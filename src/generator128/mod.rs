@@ -1,7 +1,7 @@
-//! The 128-bit generators (feature `std`): [`Uuid7Generator`] and [`UlidGenerator`], each
-//! one `AtomicU64` of time (1/4096 ms ticks from the generator's start) and counter
-//! advanced by the 64-bit rule, `max(last + 1, now)`, at most 1 ms ahead of the clock, with
-//! random bits from a per-thread ChaCha8 RNG.
+//! The 128-bit generators (feature `std`), a floor above the values in `id128/`:
+//! [`Uuid7Generator`] and [`UlidGenerator`], each one `AtomicU64` of time (1/4096 ms ticks
+//! from the generator's start) and counter advanced by the 64-bit rule, `max(last + 1, now)`,
+//! at most 1 ms ahead of the clock, with random bits from a per-thread ChaCha8 RNG.
 //!
 //! | file | holds |
 //! |---|---|

@@ -23,7 +23,7 @@ use crate::id128::Uuid7;
 ///
 /// An ID's time (`unix_nanos`) is at most 1 ms ahead of the clock's reading for it. A tick's 128 counter values carry into the next tick, and the state may borrow up
 /// to 1 ms (524,288 IDs) ahead of the clock; past that a call waits for the clock (as the
-/// 64-bit [`Rollback::Wait`](crate::Rollback)) instead of running further ahead. One thread
+/// 64-bit [`Rollback::Wait`](crate::clock::Rollback)) instead of running further ahead. One thread
 /// mints far below the 524 million IDs a second that would reach it; a batch larger than
 /// the lead's room takes one CAS per 524,288 IDs and waits between them. After a clock step
 /// back the IDs keep the last issued tick (up to its 128 counter values) and then wait
@@ -91,7 +91,8 @@ impl<C: Clock> Uuid7Generator<C> {
     /// A generator on `clock`.
     ///
     /// ```
-    /// use snowmint::{ManualClock, Uuid7Generator};
+    /// use snowmint::Uuid7Generator;
+    /// use snowmint::clock::ManualClock;
     ///
     /// // 1.5 ms past 2023-11-14T22:13:20Z.
     /// let clock = ManualClock::at_unix_nanos(1_700_000_000_001_500_000);
@@ -121,7 +122,8 @@ impl<C: Clock> Uuid7Generator<C> {
     /// The clock.
     ///
     /// ```
-    /// use snowmint::{Clock, ManualClock, Uuid7Generator};
+    /// use snowmint::Uuid7Generator;
+    /// use snowmint::clock::{Clock, ManualClock};
     /// let gen = Uuid7Generator::with_clock(ManualClock::at_unix_millis(5));
     /// assert_eq!(gen.clock().now_unix_nanos(), 5_000_000);
     /// ```
@@ -196,7 +198,8 @@ impl<C: Clock> Uuid7Generator<C> {
     /// next UUID's time is at least this.
     ///
     /// ```
-    /// use snowmint::{ManualClock, Uuid7Generator};
+    /// use snowmint::Uuid7Generator;
+    /// use snowmint::clock::ManualClock;
     /// let gen = Uuid7Generator::with_clock(ManualClock::at_unix_millis(9));
     /// assert_eq!(gen.last_unix_millis(), 0);
     /// gen.next_uuid();

@@ -10,7 +10,8 @@ use core::time::Duration;
 ///
 /// ```
 /// use std::time::Duration;
-/// use snowmint::{Generator, Layout, ManualClock, MintError, Rollback};
+/// use snowmint::{Generator, Layout, MintError};
+/// use snowmint::clock::{ManualClock, Rollback};
 ///
 /// let clock = ManualClock::at_unix_millis(1_700_000_000_000);
 /// let strict = Generator::builder(Layout::TWITTER).clock(clock.clone())
@@ -45,7 +46,7 @@ impl Rollback {
     /// step back, however small.
     ///
     /// ```
-    /// assert_eq!(snowmint::Rollback::TOLERANCE, std::time::Duration::from_millis(2));
+    /// assert_eq!(snowmint::clock::Rollback::TOLERANCE, std::time::Duration::from_millis(2));
     /// ```
     pub const TOLERANCE: Duration = Duration::from_millis(2);
 }

@@ -76,7 +76,8 @@ impl<C: Clock> Uuid7Shard<'_, C> {
     /// The next UUID of this shard: above its previous one, unique across the generator.
     ///
     /// ```
-    /// use snowmint::{ManualClock, Uuid7Generator};
+    /// use snowmint::Uuid7Generator;
+    /// use snowmint::clock::ManualClock;
     /// let gen = Uuid7Generator::with_clock(ManualClock::at_unix_millis(1_700_000_000_000));
     /// let mut shard = gen.shard();
     /// let id = shard.next_uuid();
@@ -133,7 +134,8 @@ impl<C: Clock> UlidShard<'_, C> {
     /// The next ULID of this shard: above its previous one, unique across the generator.
     ///
     /// ```
-    /// use snowmint::{ManualClock, UlidGenerator};
+    /// use snowmint::UlidGenerator;
+    /// use snowmint::clock::ManualClock;
     /// let gen = UlidGenerator::with_clock(ManualClock::at_unix_millis(1_700_000_000_000));
     /// let mut shard = gen.shard();
     /// let id = shard.next_ulid();

@@ -2,7 +2,7 @@
 //! non-blocking `try_` calls, awaiting a timer for exactly the wait the source reports.
 //!
 //! [`next_id_with`] and [`next_ids_with`] take any sleep function (runtime-agnostic; no
-//! dependency); with the feature `tokio`, [`IdSourceAsync`] adds `next_id_async()` and
+//! dependency); with the feature `tokio`, `IdSourceAsync` adds `next_id_async()` and
 //! `next_ids_async(n)` to every shared source, sleeping on `tokio::time`.
 //!
 //! # How it waits

@@ -84,7 +84,8 @@ pub enum LeaseError {
         /// The largest node allowed: the layout's, at most 2^40 − 1.
         max: u64,
     },
-    /// The TTL is outside the backend's range (Redis: 30 ms to one day; etcd: 1 s to one day),
+    /// The TTL is outside the backend's range (Redis: 30 ms to one day; etcd: 1 s to one day;
+    /// PostgreSQL: 500 ms to one day),
     /// or the margin is more than half of it.
     Timing {
         /// The TTL.

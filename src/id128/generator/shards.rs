@@ -1,8 +1,12 @@
 //! [`Uuid7Shard`] and [`UlidShard`]: one thread's source for the tightest loops, minting
 //! from a block of its generator's states with no shared CAS per ID.
 
-use super::block::Block;
+use std::cell::Cell;
+use std::sync::OnceLock;
+
+use super::block::{Block, LocalBlock};
 use super::random::reseed_if_forked;
+use super::timeline::COUNTER_BITS;
 use super::{UlidGenerator, Uuid7Generator};
 use crate::clock::{Clock, TscClock};
 use crate::id128::{Ulid, Uuid7};
@@ -108,7 +112,54 @@ impl<C: Clock> Uuid7Shard<'_, C> {
 #[derive(Debug)]
 pub struct UlidShard<'g, C: Clock = TscClock> {
     gen: &'g UlidGenerator<C>,
+    run: UlidRun,
+}
+
+/// A ULID shard's block and the ULID of its next state, which within a tick is the last
+/// one plus one counter value: an ID costs the cheap reading, two compares and a 128-bit add.
+#[derive(Debug, Clone, Copy)]
+struct UlidRun {
     block: Block,
+    /// The ULID of the block's next state, while the fast path serves it.
+    id: u128,
+}
+
+/// A counter value's place in a ULID's 128 bits: the counter sits right above the 61 random
+/// bits, so the next state of the same tick is the ULID plus this.
+const COUNTER_UNIT: u128 = 1 << (80 - 12 - COUNTER_BITS);
+
+impl UlidRun {
+    const EMPTY: UlidRun = UlidRun {
+        block: Block::EMPTY,
+        id: 0,
+    };
+
+    /// The next ULID of `gen` from this run (see [`UlidShard::next_ulid`]).
+    #[inline(always)]
+    fn next<C: Clock>(&mut self, gen: &UlidGenerator<C>) -> Ulid {
+        let reading = gen.clock.recent_unix_nanos();
+        if self.block.next_in_tick(reading).is_some() {
+            let id = self.id;
+            // The state after the one just issued, if the fast path serves it: same tick,
+            // the next counter value (a counter at 127 ends the tick, and the fast path).
+            self.id = id.wrapping_add(COUNTER_UNIT);
+            return Ulid::from_u128(id);
+        }
+        self.next_past_tick(reading, gen)
+    }
+
+    /// [`next`](Self::next) past the fast path: a state from the block's next tick or a new
+    /// block, and the ULID of the state after it worked out for the fast path.
+    #[cold]
+    #[inline(never)]
+    fn next_past_tick<C: Clock>(&mut self, reading: u64, gen: &UlidGenerator<C>) -> Ulid {
+        let state = self
+            .block
+            .next_past_tick(reading, &gen.state, &gen.timeline, &gen.clock);
+        let id = gen.ulid_at(state).to_u128();
+        self.id = id.wrapping_add(COUNTER_UNIT);
+        Ulid::from_u128(id)
+    }
 }
 
 impl<C: Clock> UlidGenerator<C> {
@@ -124,7 +175,7 @@ impl<C: Clock> UlidGenerator<C> {
         reseed_if_forked();
         UlidShard {
             gen: self,
-            block: Block::default(),
+            run: UlidRun::EMPTY,
         }
     }
 }
@@ -142,7 +193,137 @@ impl<C: Clock> UlidShard<'_, C> {
     /// ```
     #[inline(always)]
     pub fn next_ulid(&mut self) -> Ulid {
-        let gen = self.gen;
-        gen.ulid_at(self.block.next(&gen.state, &gen.timeline, &gen.clock))
+        self.run.next(self.gen)
+    }
+}
+
+/// The process's generators behind [`Ulid::now`] and [`Uuid7::now`], on the shared
+/// [`TscClock`], made on first use.
+#[inline]
+fn process_ulids() -> &'static UlidGenerator {
+    static ULIDS: OnceLock<UlidGenerator> = OnceLock::new();
+    ULIDS.get_or_init(UlidGenerator::new)
+}
+
+/// See [`process_ulids`].
+#[inline]
+fn process_uuids() -> &'static Uuid7Generator {
+    static UUIDS: OnceLock<Uuid7Generator> = OnceLock::new();
+    UUIDS.get_or_init(Uuid7Generator::new)
+}
+
+/// This thread's shard of [`process_ulids`], in cells (see [`LocalBlock`]): the block and
+/// the ULID of its next state, as in [`UlidRun`].
+struct LocalUlids {
+    block: LocalBlock,
+    id: Cell<u128>,
+}
+
+std::thread_local! {
+    /// This thread's shard of [`process_ulids`]. No drop glue and a `const` initialiser, so
+    /// std reads it with no lazy-initialisation or liveness check.
+    static LOCAL_ULIDS: LocalUlids = const {
+        LocalUlids {
+            block: LocalBlock::new(),
+            id: Cell::new(0),
+        }
+    };
+    /// This thread's shard of [`process_uuids`], as above.
+    static LOCAL_UUIDS: LocalBlock = const { LocalBlock::new() };
+}
+
+impl LocalUlids {
+    /// [`UlidRun::next`] on the cells.
+    #[inline(always)]
+    fn next<C: Clock>(&self, gen: &UlidGenerator<C>) -> Ulid {
+        let reading = gen.clock.recent_unix_nanos();
+        if self.block.next_in_tick(reading).is_some() {
+            let id = self.id.get();
+            self.id.set(id.wrapping_add(COUNTER_UNIT));
+            return Ulid::from_u128(id);
+        }
+        self.next_past_tick(reading, gen)
+    }
+
+    /// [`UlidRun::next_past_tick`] on the cells.
+    #[cold]
+    #[inline(never)]
+    fn next_past_tick<C: Clock>(&self, reading: u64, gen: &UlidGenerator<C>) -> Ulid {
+        let state = self
+            .block
+            .next_past_tick(reading, &gen.state, &gen.timeline, &gen.clock);
+        let id = gen.ulid_at(state).to_u128();
+        self.id.set(id.wrapping_add(COUNTER_UNIT));
+        Ulid::from_u128(id)
+    }
+}
+
+impl Ulid {
+    /// A new ULID from this thread's shard of one process-wide [`UlidGenerator`] (on the
+    /// shared [`TscClock`]): the one-call per-thread entry, as fast as a [`UlidShard`] held
+    /// by the caller (the shard lives in a thread-local).
+    ///
+    /// **What order it keeps.** Each thread's ULIDs strictly increase, and no two threads
+    /// ever get the same one (their states come from the one generator's word); across
+    /// threads they are in minting order only when minted more than 1 ms (and one 1/4096
+    /// ms tick) plus the cheap reading's lag apart, as for [`UlidShard`]. Where every ULID
+    /// must be above every ULID minted before it on any thread, share a [`UlidGenerator`]
+    /// and call [`next_ulid`](UlidGenerator::next_ulid), which orders across threads and
+    /// pays a compare-and-swap per ID.
+    ///
+    /// **After `fork()`** the child holds copies of the process-wide generator and of the
+    /// forking thread's shard and random bits, so its `now()` would repeat the parent's
+    /// next ULIDs: a child that mints uses a generator it makes itself, as for any
+    /// generator made before a fork.
+    ///
+    /// ```
+    /// use snowmint::Ulid;
+    ///
+    /// let a = Ulid::now();
+    /// let b = Ulid::now();
+    /// assert!(b > a);
+    /// let there = std::thread::spawn(Ulid::now).join().unwrap();
+    /// assert!(there != a && there != b);
+    /// ```
+    #[inline]
+    pub fn now() -> Ulid {
+        let gen = process_ulids();
+        LOCAL_ULIDS
+            .try_with(|local| local.next(gen))
+            .unwrap_or_else(|_| gen.next_ulid())
+    }
+}
+
+impl Uuid7 {
+    /// A new UUIDv7 from this thread's shard of one process-wide [`Uuid7Generator`] (on
+    /// the shared [`TscClock`]): the one-call per-thread entry, as fast as a [`Uuid7Shard`]
+    /// held by the caller, each UUID with 55 fresh random bits.
+    ///
+    /// **What order it keeps.** Each thread's UUIDs strictly increase, and no two threads
+    /// ever get the same one; across threads they are in minting order only when minted
+    /// more than 1 ms (and one 1/4096 ms tick) plus the cheap reading's lag apart, as for
+    /// [`Uuid7Shard`]. Where every UUID must be above every UUID minted before it on any
+    /// thread, share a [`Uuid7Generator`] and call [`next_uuid`](Uuid7Generator::next_uuid),
+    /// which orders across threads and pays a compare-and-swap per ID.
+    ///
+    /// **After `fork()`** the child holds copies of the process-wide generator and of the
+    /// forking thread's shard and draws made ahead, so its `now()` would repeat the parent's
+    /// next UUIDs: a child that mints uses a generator it makes itself.
+    ///
+    /// ```
+    /// use snowmint::Uuid7;
+    ///
+    /// let a = Uuid7::now();
+    /// let b = Uuid7::now();
+    /// assert!(b > a);
+    /// let there = std::thread::spawn(Uuid7::now).join().unwrap();
+    /// assert!(there != a && there != b);
+    /// ```
+    #[inline]
+    pub fn now() -> Uuid7 {
+        let gen = process_uuids();
+        LOCAL_UUIDS
+            .try_with(|block| gen.uuid_at(block.next(&gen.state, &gen.timeline, &gen.clock)))
+            .unwrap_or_else(|_| gen.next_uuid())
     }
 }

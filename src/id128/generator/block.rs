@@ -64,6 +64,12 @@ impl Block {
         None
     }
 
+    /// The first cheap reading past the tick of the state issued last (0: none issued).
+    #[inline]
+    pub(crate) fn until(&self) -> u64 {
+        self.until
+    }
+
     /// [`next`](Self::next) past the fast path, for the cheap reading `reading`: the block's
     /// next state if the reading has not passed its tick (a block of 128 states taken
     /// mid-tick reaches into the next tick), else the first of a new block. Out of line, so

@@ -98,8 +98,13 @@ impl<C: Clock> Uuid7Shard<'_, C> {
 /// states of its [`UlidGenerator`], one CAS each; strictly increasing per shard, unique
 /// across the generator, and in minting order across threads only for IDs minted more than
 /// 1 ms (and one 1/4096 ms tick) plus the cheap reading's lag apart (see [`Uuid7Shard`] for
-/// why); its random bits are its generator's ([the random
-/// bits](UlidGenerator#the-random-bits)).
+/// why). Its random bits are its generator's ([the random
+/// bits](UlidGenerator#the-random-bits)) for a state's first ULID; the ULIDs it mints after
+/// it in the same state are that ULID plus 1, 2, ... (the ULID spec's monotonic mode), until
+/// the clock's cheap reading passes the state's tick (or the 61 random bits would carry into
+/// the next state): so one state serves a shard for as long as the cheap reading stays in its
+/// tick, the shard touches the shared word about once per tick of the cheap reading, and its
+/// rate is not bounded by the generator's 128 states per tick.
 ///
 /// ```
 /// use snowmint::UlidGenerator;
@@ -115,51 +120,72 @@ pub struct UlidShard<'g, C: Clock = TscClock> {
     run: UlidRun,
 }
 
-/// A ULID shard's block and the ULID of its next state, which within a tick is the last
-/// one plus one counter value: an ID costs the cheap reading, two compares and a 128-bit add.
+/// A ULID shard's block, and the run of ULIDs of the state it issued last: that state's
+/// ULID with the thread's random bits for its millisecond, then the same plus 1, 2, ... (the
+/// ULID spec's monotonic mode) up to the ULID of the state after it. Every ULID of the run
+/// lies in the state's own range (a state's ULIDs are `base + state × 2^61 + r`, `r` below
+/// 2^61), so no other shard or call can mint it, and the run needs no state per ID: an ID
+/// costs the cheap reading, two compares and a 128-bit add, and the shared word is touched
+/// only when the cheap reading passes the state's tick.
 #[derive(Debug, Clone, Copy)]
 struct UlidRun {
-    block: Block,
-    /// The ULID of the block's next state, while the fast path serves it.
+    /// The next ULID of the run.
     id: u128,
+    /// The first ULID past the run: the ULID of the state after the issued one, with random
+    /// bits 0.
+    limit: u128,
+    /// The first cheap reading past the issued state's tick ([`Block::until`]).
+    until: u64,
+    block: Block,
 }
 
-/// A counter value's place in a ULID's 128 bits: the counter sits right above the 61 random
-/// bits, so the next state of the same tick is the ULID plus this.
-const COUNTER_UNIT: u128 = 1 << (80 - 12 - COUNTER_BITS);
+/// A state's place in a ULID's 128 bits: the counter, the state's low bits, sits right above
+/// the 61 random bits, and the fraction and millisecond above it count on in the state's
+/// tick (a tick is 1/4096 ms: the fraction's 12 bits carry into the millisecond exactly).
+const STATE_UNIT: u128 = 1 << (80 - 12 - COUNTER_BITS);
 
 impl UlidRun {
     const EMPTY: UlidRun = UlidRun {
-        block: Block::EMPTY,
         id: 0,
+        limit: 0,
+        until: 0,
+        block: Block::EMPTY,
     };
 
     /// The next ULID of `gen` from this run (see [`UlidShard::next_ulid`]).
     #[inline(always)]
     fn next<C: Clock>(&mut self, gen: &UlidGenerator<C>) -> Ulid {
         let reading = gen.clock.recent_unix_nanos();
-        if self.block.next_in_tick(reading).is_some() {
-            let id = self.id;
-            // The state after the one just issued, if the fast path serves it: same tick,
-            // the next counter value (a counter at 127 ends the tick, and the fast path).
-            self.id = id.wrapping_add(COUNTER_UNIT);
+        let id = self.id;
+        if id < self.limit && reading < self.until {
+            self.id = id + 1;
             return Ulid::from_u128(id);
         }
-        self.next_past_tick(reading, gen)
+        self.next_past_run(reading, gen)
     }
 
-    /// [`next`](Self::next) past the fast path: a state from the block's next tick or a new
-    /// block, and the ULID of the state after it worked out for the fast path.
+    /// [`next`](Self::next) past the run: a new state, from the block (or a new block), and
+    /// the run of its ULIDs.
     #[cold]
     #[inline(never)]
-    fn next_past_tick<C: Clock>(&mut self, reading: u64, gen: &UlidGenerator<C>) -> Ulid {
+    fn next_past_run<C: Clock>(&mut self, reading: u64, gen: &UlidGenerator<C>) -> Ulid {
         let state = self
             .block
             .next_past_tick(reading, &gen.state, &gen.timeline, &gen.clock);
-        let id = gen.ulid_at(state).to_u128();
-        self.id = id.wrapping_add(COUNTER_UNIT);
+        let (id, limit) = run_of(gen.ulid_at(state));
+        (self.id, self.limit, self.until) = (id + 1, limit, self.block.until());
         Ulid::from_u128(id)
     }
+}
+
+/// A state's first ULID as a run: the ULID and the first ULID past the state's range.
+#[inline]
+fn run_of(first: Ulid) -> (u128, u128) {
+    let id = first.to_u128();
+    // Below the next state's ULIDs: the random bits cleared, one state up. The last state
+    // of the last millisecond would wrap: it never comes (the state stops 2^57 ticks in).
+    let limit = (id & !(STATE_UNIT - 1)).wrapping_add(STATE_UNIT);
+    (id, limit)
 }
 
 impl<C: Clock> UlidGenerator<C> {
@@ -212,11 +238,13 @@ fn process_uuids() -> &'static Uuid7Generator {
     UUIDS.get_or_init(Uuid7Generator::new)
 }
 
-/// This thread's shard of [`process_ulids`], in cells (see [`LocalBlock`]): the block and
-/// the ULID of its next state, as in [`UlidRun`].
+/// This thread's shard of [`process_ulids`], in cells: the fast path reads the three words
+/// it tests and writes only `id` (a whole `Cell<UlidRun>` would be copied in and out per ID).
 struct LocalUlids {
-    block: LocalBlock,
     id: Cell<u128>,
+    limit: Cell<u128>,
+    until: Cell<u64>,
+    block: Cell<Block>,
 }
 
 std::thread_local! {
@@ -224,8 +252,10 @@ std::thread_local! {
     /// std reads it with no lazy-initialisation or liveness check.
     static LOCAL_ULIDS: LocalUlids = const {
         LocalUlids {
-            block: LocalBlock::new(),
             id: Cell::new(0),
+            limit: Cell::new(0),
+            until: Cell::new(0),
+            block: Cell::new(Block::EMPTY),
         }
     };
     /// This thread's shard of [`process_uuids`], as above.
@@ -237,24 +267,30 @@ impl LocalUlids {
     #[inline(always)]
     fn next<C: Clock>(&self, gen: &UlidGenerator<C>) -> Ulid {
         let reading = gen.clock.recent_unix_nanos();
-        if self.block.next_in_tick(reading).is_some() {
-            let id = self.id.get();
-            self.id.set(id.wrapping_add(COUNTER_UNIT));
+        let id = self.id.get();
+        if id < self.limit.get() && reading < self.until.get() {
+            self.id.set(id + 1);
             return Ulid::from_u128(id);
         }
-        self.next_past_tick(reading, gen)
+        self.next_past_run(reading, gen)
     }
 
-    /// [`UlidRun::next_past_tick`] on the cells.
+    /// [`UlidRun::next_past_run`] on the cells.
     #[cold]
     #[inline(never)]
-    fn next_past_tick<C: Clock>(&self, reading: u64, gen: &UlidGenerator<C>) -> Ulid {
-        let state = self
-            .block
-            .next_past_tick(reading, &gen.state, &gen.timeline, &gen.clock);
-        let id = gen.ulid_at(state).to_u128();
-        self.id.set(id.wrapping_add(COUNTER_UNIT));
-        Ulid::from_u128(id)
+    fn next_past_run<C: Clock>(&self, reading: u64, gen: &UlidGenerator<C>) -> Ulid {
+        let mut run = UlidRun {
+            id: self.id.get(),
+            limit: self.limit.get(),
+            until: self.until.get(),
+            block: self.block.get(),
+        };
+        let id = run.next_past_run(reading, gen);
+        self.id.set(run.id);
+        self.limit.set(run.limit);
+        self.until.set(run.until);
+        self.block.set(run.block);
+        id
     }
 }
 

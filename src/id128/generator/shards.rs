@@ -296,8 +296,8 @@ impl LocalUlids {
 
 impl Ulid {
     /// A new ULID from this thread's shard of one process-wide [`UlidGenerator`] (on the
-    /// shared [`TscClock`]): the one-call per-thread entry, as fast as a [`UlidShard`] held
-    /// by the caller (the shard lives in a thread-local).
+    /// shared [`TscClock`]): the one-call per-thread entry, at a [`UlidShard`]'s cost plus a
+    /// thread-local lookup (the shard lives in a thread-local; no atomic write per ID).
     ///
     /// **What order it keeps.** Each thread's ULIDs strictly increase, and no two threads
     /// ever get the same one (their states come from the one generator's word); across
@@ -332,8 +332,8 @@ impl Ulid {
 
 impl Uuid7 {
     /// A new UUIDv7 from this thread's shard of one process-wide [`Uuid7Generator`] (on
-    /// the shared [`TscClock`]): the one-call per-thread entry, as fast as a [`Uuid7Shard`]
-    /// held by the caller, each UUID with 55 fresh random bits.
+    /// the shared [`TscClock`]): the one-call per-thread entry, at a [`Uuid7Shard`]'s cost
+    /// plus a thread-local lookup, each UUID with 55 fresh random bits.
     ///
     /// **What order it keeps.** Each thread's UUIDs strictly increase, and no two threads
     /// ever get the same one; across threads they are in minting order only when minted

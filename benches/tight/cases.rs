@@ -5,7 +5,9 @@ use snowmint::{Generator, Id, Layout, ShardedGenerator};
 use crate::common::{peers, sharded_layout, Mint, Shape, Visit};
 
 use crate::entries::{batches, fills, one_thread, two_own, two_shared, Entry};
-use crate::loops::{SnowflakeMeBatch, SnowflakeMeFill, SnowmintBatch, SnowmintFill, StoreLoop};
+use crate::loops::{
+    Pass, SnowflakeMeBatch, SnowflakeMeFill, SnowmintBatch, SnowmintFill, StoreLoop,
+};
 use crate::BATCH;
 
 /// How a case's figures are shown.
@@ -15,6 +17,21 @@ pub(crate) enum Unit {
     NsPerId,
     /// Two threads: million IDs per second over both, higher is better.
     MIdsPerSec,
+}
+
+impl Case {
+    /// Whether each of its calls mints one ID (not a batch or a fill): these also run in
+    /// the plain loop.
+    pub(crate) fn one_id(&self) -> bool {
+        !self.name.contains("batch") && !self.name.contains("fill")
+    }
+
+    /// This case in the plain accumulate loop, named `<name>-plain`.
+    pub(crate) fn plain(mut self) -> Case {
+        self.name = Box::leak(format!("{}-plain", self.name).into_boxed_str());
+        self.pass = Pass::Plain;
+        self
+    }
 }
 
 impl Unit {
@@ -35,6 +52,9 @@ impl Unit {
 
 pub(crate) struct Case {
     pub(crate) name: &'static str,
+    /// The loop its timed passes run: the harness's (`Pass::Timed`) or the plain
+    /// accumulate loop (`Pass::Plain`, the `-plain` copy of a one-ID case).
+    pub(crate) pass: Pass,
     pub(crate) what: &'static str,
     pub(crate) unit: Unit,
     /// The 64-bit layout of the case's IDs (`None`: 128-bit IDs).
@@ -232,6 +252,7 @@ pub(crate) fn cases() -> Vec<Case> {
     vec![
         Case {
             name: "1t-shared",
+            pass: Pass::Timed,
             what: "Generator::next_id, one thread",
             unit: Unit::NsPerId,
             layout: Some(shared_layout),
@@ -244,6 +265,7 @@ pub(crate) fn cases() -> Vec<Case> {
         },
         Case {
             name: "1t-owned",
+            pass: Pass::Timed,
             what: "OwnedShard::next_id (owned shard), one thread",
             unit: Unit::NsPerId,
             layout: Some(shard_layout),
@@ -256,6 +278,7 @@ pub(crate) fn cases() -> Vec<Case> {
         },
         Case {
             name: "1t-local",
+            pass: Pass::Timed,
             what: "ShardedGenerator::next_id (thread-local shard), one thread",
             unit: Unit::NsPerId,
             layout: Some(shard_layout),
@@ -268,6 +291,7 @@ pub(crate) fn cases() -> Vec<Case> {
         },
         Case {
             name: "1t-batch-shared",
+            pass: Pass::Timed,
             what: "Generator::next_ids(4096), iterated, one thread",
             unit: Unit::NsPerId,
             layout: Some(shared_layout),
@@ -280,6 +304,7 @@ pub(crate) fn cases() -> Vec<Case> {
         },
         Case {
             name: "1t-fill",
+            pass: Pass::Timed,
             what: "Generator::fill(&mut [Id; 4096]), reused buffer, one thread, within a tick",
             unit: Unit::NsPerId,
             layout: Some(shared_layout),
@@ -299,6 +324,7 @@ pub(crate) fn cases() -> Vec<Case> {
         },
         Case {
             name: "1t-batch-owned",
+            pass: Pass::Timed,
             what: "OwnedShard::next_ids(4096), iterated, one thread",
             unit: Unit::NsPerId,
             layout: Some(shard_layout),
@@ -311,6 +337,7 @@ pub(crate) fn cases() -> Vec<Case> {
         },
         Case {
             name: "2t-shared",
+            pass: Pass::Timed,
             what: "one Generator, two threads",
             unit: Unit::MIdsPerSec,
             layout: Some(shared_layout),
@@ -323,6 +350,7 @@ pub(crate) fn cases() -> Vec<Case> {
         },
         Case {
             name: "2t-owned",
+            pass: Pass::Timed,
             what: "two threads, an OwnedShard each",
             unit: Unit::MIdsPerSec,
             layout: Some(shard_layout),
@@ -335,6 +363,7 @@ pub(crate) fn cases() -> Vec<Case> {
         },
         Case {
             name: "2t-local",
+            pass: Pass::Timed,
             what: "one ShardedGenerator, two threads (thread-local shards)",
             unit: Unit::MIdsPerSec,
             layout: Some(shard_layout),

@@ -10,25 +10,20 @@ use std::time::Duration;
 use snowmint::{Id, Layout};
 
 use crate::loops::{
-    on_two_threads, share_of, stored_batches, stored_fills, stored_ids, timed_batches, timed_fills,
-    timed_ids, FillBuf, MintBatch, Source, Strand, Value,
+    ids, on_two_threads, share_of, stored_batches, stored_fills, timed_batches, timed_fills,
+    FillBuf, MintBatch, Pass, Source, Strand, Value,
 };
 
-/// Runs one pass of `n` IDs: timed (`false`) or storing every ID (`true`).
-pub(crate) type Runner<V = u64> = Box<dyn FnMut(u64, bool) -> Vec<Strand<V>>>;
+/// Runs one pass of `n` IDs in the loop [`Pass`] names (batches and fills have no plain
+/// loop: they run their timed one).
+pub(crate) type Runner<V = u64> = Box<dyn FnMut(u64, Pass) -> Vec<Strand<V>>>;
 
 /// One thread minting from `gen` (any `Mint`, or a 128-bit source shared by `&`).
 pub(crate) fn one_thread<G: 'static, V: Value>(gen: G) -> Runner<V>
 where
     for<'a> &'a G: Source<Value = V>,
 {
-    Box::new(move |n, store| {
-        vec![if store {
-            stored_ids(&gen, n)
-        } else {
-            timed_ids(&gen, n)
-        }]
-    })
+    Box::new(move |n, pass| vec![ids(&gen, n, pass)])
 }
 
 /// One thread minting from a source it must own (`&mut`: a 128-bit shard, `ulid`'s
@@ -37,13 +32,7 @@ pub(crate) fn one_owner<S: 'static, V: Value>(mut src: S) -> Runner<V>
 where
     for<'a> &'a mut S: Source<Value = V>,
 {
-    Box::new(move |n, store| {
-        vec![if store {
-            stored_ids(&mut src, n)
-        } else {
-            timed_ids(&mut src, n)
-        }]
-    })
+    Box::new(move |n, pass| vec![ids(&mut src, n, pass)])
 }
 
 /// Two threads minting from ONE generator (for a `ShardedGenerator`: each on its
@@ -52,15 +41,9 @@ pub(crate) fn two_shared<G: Sync + 'static, V: Value>(gen: G) -> Runner<V>
 where
     for<'a> &'a G: Source<Value = V>,
 {
-    Box::new(move |n, store| {
+    Box::new(move |n, pass| {
         let gen = &gen;
-        on_two_threads(|i| {
-            if store {
-                stored_ids(gen, share_of(n, i))
-            } else {
-                timed_ids(gen, share_of(n, i))
-            }
-        })
+        on_two_threads(|i| ids(gen, share_of(n, i), pass))
     })
 }
 
@@ -69,7 +52,7 @@ pub(crate) fn two_own<M: Send + 'static, V: Value>(mut gens: [M; 2]) -> Runner<V
 where
     for<'a> &'a M: Source<Value = V>,
 {
-    Box::new(move |n, store| {
+    Box::new(move |n, pass| {
         let barrier = Barrier::new(2);
         std::thread::scope(|s| {
             let handles: Vec<_> = gens
@@ -80,11 +63,7 @@ where
                     s.spawn(move || {
                         let gen: &M = gen;
                         barrier.wait();
-                        if store {
-                            stored_ids(gen, share_of(n, i))
-                        } else {
-                            timed_ids(gen, share_of(n, i))
-                        }
+                        ids(gen, share_of(n, i), pass)
                     })
                 })
                 .collect();
@@ -97,8 +76,8 @@ where
 }
 
 pub(crate) fn batches<B: MintBatch + 'static>(mut b: B) -> Runner {
-    Box::new(move |n, store| {
-        vec![if store {
+    Box::new(move |n, pass| {
+        vec![if pass == Pass::Stored {
             stored_batches(&mut b, n)
         } else {
             timed_batches(&mut b, n)
@@ -107,8 +86,8 @@ pub(crate) fn batches<B: MintBatch + 'static>(mut b: B) -> Runner {
 }
 
 pub(crate) fn fills<F: FillBuf + 'static>(mut f: F) -> Runner {
-    Box::new(move |n, store| {
-        vec![if store {
+    Box::new(move |n, pass| {
+        vec![if pass == Pass::Stored {
             stored_fills(&mut f, n)
         } else {
             timed_fills(&mut f, n)
@@ -128,8 +107,9 @@ pub(crate) struct Sample {
 /// An entry's passes, whatever its IDs' width: the one interface the paired-round driver
 /// (`main.rs`) and the report see.
 pub(crate) trait Passes {
-    /// One timed pass, or what was wrong with its first and last IDs.
-    fn timed(&mut self, n: u64) -> Result<Sample, String>;
+    /// One timed pass (`Pass::Timed` or `Pass::Plain`), or what was wrong with its first
+    /// and last IDs.
+    fn timed(&mut self, n: u64, pass: Pass) -> Result<Sample, String>;
     /// The check pass: `Ok(ticks used up)` or what was wrong.
     fn check(&mut self, n: u64) -> Result<u64, String>;
 }
@@ -141,8 +121,8 @@ pub(crate) struct Run<V> {
 }
 
 impl<V: Value> Passes for Run<V> {
-    fn timed(&mut self, n: u64) -> Result<Sample, String> {
-        let strands = (self.runner)(n, false);
+    fn timed(&mut self, n: u64, pass: Pass) -> Result<Sample, String> {
+        let strands = (self.runner)(n, pass);
         let elapsed = strands.iter().map(|s| s.elapsed).max().unwrap_or_default();
         let count = strands.iter().map(|s| s.count).sum();
         for (i, s) in strands.iter().enumerate() {
@@ -161,7 +141,7 @@ impl<V: Value> Passes for Run<V> {
     }
 
     fn check(&mut self, n: u64) -> Result<u64, String> {
-        let strands = (self.runner)(n, true);
+        let strands = (self.runner)(n, Pass::Stored);
         verify(self.layout.as_ref(), &strands, n)
     }
 }
@@ -206,13 +186,13 @@ impl Entry {
         self
     }
 
-    pub(crate) fn warm_up(&mut self, n: u64) {
+    pub(crate) fn warm_up(&mut self, n: u64, pass: Pass) {
         // A warm-up's IDs are not checked; only its side effects count.
-        let _ = self.passes.timed((n / 10).max(2));
+        let _ = self.passes.timed((n / 10).max(2), pass);
     }
 
-    pub(crate) fn timed(&mut self, n: u64) -> Result<(), String> {
-        let sample = self.passes.timed(n)?;
+    pub(crate) fn timed(&mut self, n: u64, pass: Pass) -> Result<(), String> {
+        let sample = self.passes.timed(n, pass)?;
         self.samples.push(sample);
         Ok(())
     }

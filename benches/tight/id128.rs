@@ -15,7 +15,7 @@ use snowmint::{Ulid, UlidGenerator, Uuid7, Uuid7Generator};
 
 use crate::cases::{Case, Unit};
 use crate::entries::{one_owner, one_thread, two_shared, Entry};
-use crate::loops::Source;
+use crate::loops::{Pass, Source};
 
 impl Source for &Uuid7Generator {
     type Value = u128;
@@ -93,6 +93,28 @@ impl Source for &mut Filled<UlidGenerator, Ulid> {
     #[inline(always)]
     fn draw(&mut self) -> u128 {
         self.draw_with(|gen, buf| gen.fill(buf)).to_u128()
+    }
+}
+
+/// `snowmint::Ulid::now()`: this thread's shard of the process-wide `UlidGenerator`.
+pub(crate) struct UlidNow;
+
+impl Source for &UlidNow {
+    type Value = u128;
+    #[inline(always)]
+    fn draw(&mut self) -> u128 {
+        Ulid::now().to_u128()
+    }
+}
+
+/// `snowmint::Uuid7::now()`: this thread's shard of the process-wide `Uuid7Generator`.
+pub(crate) struct Uuid7Now;
+
+impl Source for &Uuid7Now {
+    type Value = u128;
+    #[inline(always)]
+    fn draw(&mut self) -> u128 {
+        Uuid7::now().to_u128()
     }
 }
 
@@ -182,6 +204,7 @@ pub(crate) fn cases() -> Vec<Case> {
     vec![
         Case {
             name: "1t-uuid7",
+            pass: Pass::Timed,
             what: "Uuid7Generator::next_uuid, one thread",
             unit: Unit::NsPerId,
             layout: None,
@@ -191,16 +214,30 @@ pub(crate) fn cases() -> Vec<Case> {
             )),
             peers: vec![
                 Entry::wide("uuid-now_v7", one_thread(UuidNowV7)),
-                Entry::wide(
-                    "Uuid7Shard::next_uuid (snowmint's shard)",
-                    one_owner(leaked(Uuid7Generator::new()).shard()),
-                )
-                .baseline(),
                 chacha_draw(),
             ],
         },
         Case {
+            name: "1t-uuid7-local",
+            pass: Pass::Timed,
+            what: "Uuid7Shard::next_uuid (per-thread), one thread",
+            unit: Unit::NsPerId,
+            layout: None,
+            snowmint: Some(Entry::wide(
+                "Uuid7Shard::next_uuid",
+                one_owner(leaked(Uuid7Generator::new()).shard()),
+            )),
+            peers: vec![
+                Entry::wide(
+                    "ferroid-thread_local::Ulid::new_ulid_mono",
+                    one_thread(FerroidThreadLocal),
+                ),
+                Entry::wide("Uuid7::now (thread-local shard)", one_thread(Uuid7Now)).baseline(),
+            ],
+        },
+        Case {
             name: "2t-uuid7",
+            pass: Pass::Timed,
             what: "one Uuid7Generator, two threads",
             unit: Unit::MIdsPerSec,
             layout: None,
@@ -212,6 +249,7 @@ pub(crate) fn cases() -> Vec<Case> {
         },
         Case {
             name: "1t-ulid",
+            pass: Pass::Timed,
             what: "UlidGenerator::next_ulid, one thread",
             unit: Unit::NsPerId,
             layout: None,
@@ -219,20 +257,29 @@ pub(crate) fn cases() -> Vec<Case> {
                 "UlidGenerator::next_ulid",
                 one_thread(UlidGenerator::new()),
             )),
-            peers: ulid_peers()
-                .into_iter()
-                .chain([
-                    Entry::wide(
-                        "UlidShard::next_ulid (snowmint's shard)",
-                        one_owner(leaked(UlidGenerator::new()).shard()),
-                    )
-                    .baseline(),
-                    chacha_draw(),
-                ])
-                .collect(),
+            peers: ulid_peers().into_iter().chain([chacha_draw()]).collect(),
+        },
+        Case {
+            name: "1t-ulid-local",
+            pass: Pass::Timed,
+            what: "UlidShard::next_ulid (per-thread), one thread",
+            unit: Unit::NsPerId,
+            layout: None,
+            snowmint: Some(Entry::wide(
+                "UlidShard::next_ulid",
+                one_owner(leaked(UlidGenerator::new()).shard()),
+            )),
+            peers: vec![
+                Entry::wide(
+                    "ferroid-thread_local::Ulid::new_ulid_mono",
+                    one_thread(FerroidThreadLocal),
+                ),
+                Entry::wide("Ulid::now (thread-local shard)", one_thread(UlidNow)).baseline(),
+            ],
         },
         Case {
             name: "2t-ulid",
+            pass: Pass::Timed,
             what: "one UlidGenerator, two threads",
             unit: Unit::MIdsPerSec,
             layout: None,
@@ -247,6 +294,7 @@ pub(crate) fn cases() -> Vec<Case> {
         },
         Case {
             name: "1t-uuid7-fill",
+            pass: Pass::Timed,
             what: "Uuid7Generator::fill(&mut [Uuid7; 4096]), each ID iterated, one thread",
             unit: Unit::NsPerId,
             layout: None,
@@ -258,6 +306,7 @@ pub(crate) fn cases() -> Vec<Case> {
         },
         Case {
             name: "1t-ulid-fill",
+            pass: Pass::Timed,
             what: "UlidGenerator::fill(&mut [Ulid; 4096]), each ID iterated, one thread",
             unit: Unit::NsPerId,
             layout: None,

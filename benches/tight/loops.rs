@@ -15,7 +15,9 @@ use crate::common::Mint;
 use crate::{BATCH, TICK_PAUSE, WITHIN_TICK};
 
 /// An ID as the loops and checks see it: `u64` (Snowflake IDs) or `u128` (UUIDv7, ULID).
-pub(crate) trait Value: Copy + Ord + Default + std::fmt::Display + Send + 'static {
+pub(crate) trait Value:
+    Copy + Ord + Default + std::fmt::Display + Send + std::ops::BitXor<Output = Self> + 'static
+{
     /// The ID as 64 bits, for the cap's arithmetic, which only a 64-bit layout has.
     fn as_id64(self) -> Option<u64>;
 }
@@ -29,6 +31,26 @@ impl Value for u64 {
 impl Value for u128 {
     fn as_id64(self) -> Option<u64> {
         None
+    }
+}
+
+/// Which loop a pass runs: the timed harness loop (each ID through `black_box`), the plain
+/// accumulate loop (each ID XORed into an accumulator, `black_box` once at the end), or the
+/// check pass (every ID stored, untimed).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Pass {
+    Timed,
+    Plain,
+    Stored,
+}
+
+/// One thread's part of a pass of `n` one-ID calls, in the loop `pass` names.
+#[inline(always)]
+pub(crate) fn ids<S: Source>(gen: S, n: u64, pass: Pass) -> Strand<S::Value> {
+    match pass {
+        Pass::Timed => timed_ids(gen, n),
+        Pass::Plain => timed_plain(gen, n),
+        Pass::Stored => stored_ids(gen, n),
     }
 }
 
@@ -72,6 +94,32 @@ pub(crate) fn timed_ids<S: Source>(gen: S, n: u64) -> Strand<S::Value> {
         last = black_box(gen.draw());
     }
     let elapsed = start.elapsed();
+    Strand {
+        elapsed,
+        count: n,
+        first,
+        last,
+        ids: Vec::new(),
+    }
+}
+
+/// The plain loop a user writes: each ID XORed into an accumulator, which escapes once
+/// after the loop (`tight::timed_plain::<...>` for `objdump`/callgrind). Nothing per ID but
+/// the call and the XOR: no store, so a generator whose state the compiler can keep in
+/// registers across calls shows it here.
+#[inline(never)]
+pub(crate) fn timed_plain<S: Source>(gen: S, n: u64) -> Strand<S::Value> {
+    let mut gen = black_box(gen);
+    let start = Instant::now();
+    let first = gen.draw();
+    let mut acc = first;
+    let mut last = first;
+    for _ in 1..n {
+        last = gen.draw();
+        acc = acc ^ last;
+    }
+    let elapsed = start.elapsed();
+    black_box(acc);
     Strand {
         elapsed,
         count: n,

@@ -87,6 +87,14 @@ fn main() {
     let load_start = load_average();
     let mut cases = cases();
     cases.extend(id128::cases());
+    // Every one-ID case again in the plain accumulate loop (fresh generators).
+    let plain: Vec<_> = crate::cases::cases()
+        .into_iter()
+        .chain(id128::cases())
+        .filter(|c| c.one_id())
+        .map(|c| c.plain())
+        .collect();
+    cases.extend(plain);
     // Keep the entries the filters select.
     for c in &mut cases {
         let keep = |e: &Entry| {
@@ -111,7 +119,7 @@ fn main() {
     for c in &mut cases {
         let n = o.ids;
         for e in c.snowmint.iter_mut().chain(&mut c.peers) {
-            e.warm_up(n);
+            e.warm_up(n, c.pass);
         }
     }
     for round in 1..=o.runs {
@@ -122,7 +130,7 @@ fn main() {
                 entries.reverse();
             }
             for e in entries {
-                if let Err(why) = e.timed(n) {
+                if let Err(why) = e.timed(n, c.pass) {
                     failures.push(format!("{}/{}: {why}", c.name, e.name));
                 }
                 let last = e.ns_per_id().last().copied().unwrap_or(0.0);

@@ -71,6 +71,57 @@ fn ulid_two_threads_two_ids_every_interleaving() {
     assert!(n > 1, "loom explored a single interleaving");
 }
 
+/// Shards (a block of states each, the fast path within a tick, a new block past it) beside
+/// the generator's own calls: every ID distinct, each thread's increasing.
+#[test]
+fn shards_beside_the_generator_every_interleaving() {
+    let n = explore("id128_shards", builder(None), || {
+        let ulids = Arc::new(UlidGenerator::with_clock(clock()));
+        let uuids = Arc::new(Uuid7Generator::with_clock(clock()));
+        let threads = (0..2)
+            .map(|i| {
+                let ulids = Arc::clone(&ulids);
+                let uuids = Arc::clone(&uuids);
+                thread::spawn(move || {
+                    let mut ulid_shard = ulids.shard();
+                    let mut uuid_shard = uuids.shard();
+                    let mut out = Vec::new();
+                    for _ in 0..2 {
+                        out.push(ulid_shard.next_ulid().to_u128());
+                    }
+                    out.push(if i == 0 {
+                        uuid_shard.next_uuid().to_u128()
+                    } else {
+                        uuids.next_uuid().to_u128()
+                    });
+                    out.push(if i == 0 {
+                        uuids.next_uuid().to_u128()
+                    } else {
+                        uuid_shard.next_uuid().to_u128()
+                    });
+                    out
+                })
+            })
+            .collect::<Vec<_>>();
+        let mut per_thread = Vec::new();
+        for t in threads {
+            per_thread.push(t.join().unwrap());
+        }
+        // Each thread's ULIDs increase, and so do its UUIDs; none is repeated across threads.
+        for ids in &per_thread {
+            assert!(ids[0] < ids[1], "a shard's ULIDs went back: {ids:?}");
+            assert!(ids[2] < ids[3], "shard and generator out of order: {ids:?}");
+        }
+        let mut ulids_all: Vec<u128> = per_thread.iter().flat_map(|t| t[..2].to_vec()).collect();
+        let mut uuids_all: Vec<u128> = per_thread.iter().flat_map(|t| t[2..].to_vec()).collect();
+        for all in [&mut ulids_all, &mut uuids_all] {
+            all.sort_unstable();
+            assert!(all.windows(2).all(|w| w[0] != w[1]), "duplicate among {all:?}");
+        }
+    });
+    assert!(n > 1, "loom explored a single interleaving");
+}
+
 #[test]
 fn both_through_a_clock_step_back() {
     let mut b = builder(Some(3));

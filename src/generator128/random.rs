@@ -89,7 +89,15 @@ pub(crate) fn next_u64() -> u64 {
 #[inline(never)]
 fn draw_ahead(taken: &Cell<usize>) -> u64 {
     AHEAD.with(|ahead| {
-        with_rng(|rng| ahead.iter().for_each(|c| c.set(rng.next_u64())));
+        // One bulk copy of the RNG's output (its block buffer, or blocks made straight into
+        // `bytes`), not 32 calls that each test the buffer's index and join two words.
+        let mut bytes = [0u8; DRAWS_AHEAD * 8];
+        with_rng(|rng| rng.fill_bytes(&mut bytes));
+        for (cell, chunk) in ahead.iter().zip(bytes.chunks_exact(8)) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            cell.set(u64::from_le_bytes(word));
+        }
         taken.set(1);
         ahead[0].get()
     })

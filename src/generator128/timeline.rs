@@ -93,6 +93,23 @@ impl Timeline {
         u128::from(since) * u128::from(TICKS_PER_MS) < (u128::from(tick) + 1) * 1_000_000
     }
 
+    /// The first clock reading past `tick`: `reaches_at_most(r, tick)` holds exactly for
+    /// readings `r` below it (saturating at `u64::MAX`, which then serves every reading but
+    /// `u64::MAX` itself, where `reaches_at_most` also holds but the caller only loses the
+    /// fast path). A shard computes it once per tick, so that an ID tests its reading with
+    /// one compare instead of a 128-bit multiply.
+    #[inline]
+    pub(crate) fn tick_end_nanos(&self, tick: u64) -> u64 {
+        // `since < (tick + 1) × 10^6 / 4096` holds for an integer `since` exactly when it is
+        // below the quotient rounded up. Under 2^77: no overflow in 128 bits.
+        let end = (u128::from(tick) + 1) * 1_000_000;
+        let since_end = end.div_ceil(u128::from(TICKS_PER_MS));
+        u64::try_from(since_end)
+            .ok()
+            .and_then(|s| s.checked_add(self.origin_nanos))
+            .unwrap_or(u64::MAX)
+    }
+
     /// The state after `state` by the fast rule, for a call that takes one state at clock
     /// reading `unix_nanos`: `state + 1` when the reading falls in `state`'s tick or before
     /// it and the tick's counter has room, which is what [`next`](Self::next) gives then
@@ -209,6 +226,44 @@ mod tests {
             }
         }
         assert!(answered > 10_000, "{answered}");
+    }
+
+    /// The tick's end reading is exactly where `reaches_at_most` stops holding, around
+    /// tick boundaries near the origin, far from it and near the largest tick.
+    #[test]
+    fn a_ticks_end_reading_is_the_first_reading_past_it() {
+        for t in [
+            T,
+            Timeline::starting_at(0),
+            Timeline::starting_at(1_700_000_000_123_456_789),
+        ] {
+            for tick in [
+                0_u64,
+                1,
+                2,
+                4095,
+                4096,
+                4097,
+                12_345,
+                1 << 40,
+                MAX_TICK - 1,
+                MAX_TICK,
+            ] {
+                let end = t.tick_end_nanos(tick);
+                if end < u64::MAX {
+                    assert!(!t.reaches_at_most(end, tick), "{tick}: {end} is past it");
+                    assert!(
+                        t.reaches_at_most(end - 1, tick),
+                        "{tick}: {end} - 1 is in it"
+                    );
+                } else {
+                    assert!(t.reaches_at_most(u64::MAX - 1, tick), "{tick}: saturated");
+                }
+                for r in [0, t.origin_nanos, end / 2, end.saturating_sub(245)] {
+                    assert_eq!(r < end, t.reaches_at_most(r, tick) && r < u64::MAX);
+                }
+            }
+        }
     }
 
     #[test]

@@ -167,15 +167,7 @@ impl TickWindow {
     /// once per fill, so that [`next`](Self::next) does not test it per ID.
     #[inline]
     pub(crate) fn until_refresh(self, state: u64, refresh_mask: u64) -> TickWindow {
-        // The least state above `state` with the mask's bits clear (None past u64::MAX):
-        // while a mask bit is set, carry past the highest one.
-        let mut due = state.checked_add(1);
-        while let Some(d) = due.filter(|d| d & refresh_mask != 0) {
-            let k = 63 - (d & refresh_mask).leading_zeros();
-            due = (d >> k)
-                .checked_add(1)
-                .and_then(|up| up.checked_mul(1 << k));
-        }
+        let due = next_due(state, refresh_mask);
         TickWindow {
             // `due` is above `state`, so `due - 1` does not wrap.
             last: due.map_or(self.last, |due| (due - 1).min(self.last)),
@@ -199,6 +191,31 @@ impl TickWindow {
         // Below `last`, so `state + 1` does not wrap.
         (state < self.last).then(|| state + 1)
     }
+}
+
+/// The least state above `state` with `refresh_mask`'s bits clear (`None` past `u64::MAX`).
+/// The minters' masks are `2^b - 2` (states 0 and 1 modulo `2^b`), answered in closed form:
+/// the next state if it is due, else the next multiple of `2^b`; any other mask by carrying
+/// past its highest set bit while one is set (a loop of up to 64 rounds).
+#[inline]
+pub(crate) fn next_due(state: u64, refresh_mask: u64) -> Option<u64> {
+    let after = state.checked_add(1)?;
+    if after & refresh_mask == 0 {
+        return Some(after);
+    }
+    let block = refresh_mask.wrapping_add(2);
+    if refresh_mask & 1 == 0 && block.is_power_of_two() {
+        // `after` is 2 to `2^b - 1` modulo `2^b`: the next multiple of `2^b` is due.
+        return (state | (block - 1)).checked_add(1);
+    }
+    let mut due = Some(after);
+    while let Some(d) = due.filter(|d| d & refresh_mask != 0) {
+        let k = 63 - (d & refresh_mask).leading_zeros();
+        due = (d >> k)
+            .checked_add(1)
+            .and_then(|up| up.checked_mul(1 << k));
+    }
+    due
 }
 
 /// [`TickWindow::next`] for the window of the state's own tick, without building the window:

@@ -9,7 +9,7 @@
 use core::cell::Cell;
 
 use super::packing::Packing;
-use super::rule::TickWindow;
+use super::rule::{last_of_tick, TickWindow};
 
 /// The current tick's window and ID bits; serves nothing until first filled.
 #[derive(Debug)]
@@ -33,6 +33,37 @@ impl TickCache {
     pub(crate) fn next(&self, state: u64, now: u64, packing: &Packing) -> Option<(u64, u64)> {
         let next = self.window.get().next(state, now)?;
         Some((next, packing.id_from(next, self.tick_part.get())))
+    }
+
+    /// For a state due for an exact reading: the state and ID after `state` for the exact
+    /// reading `now` by the cached tick's whole window (up to the tick's last state, where
+    /// the cached one is cut at the state due), and that window cut again after the state
+    /// returned ([`TickWindow::until_refresh`]), to [`cut`](Self::cut) the cache to once the
+    /// state is taken. `None` where the whole window does not serve `now` (the general path
+    /// then does what `step` does).
+    #[inline]
+    pub(crate) fn next_exact(
+        &self,
+        state: u64,
+        now: u64,
+        sequence_bits: u8,
+        refresh_mask: u64,
+        packing: &Packing,
+    ) -> Option<(u64, u64, TickWindow)> {
+        let cached = self.window.get();
+        let whole = TickWindow {
+            last: last_of_tick(cached.floor, sequence_bits),
+            ..cached
+        };
+        let next = whole.next(state, now)?;
+        let id = packing.id_from(next, self.tick_part.get());
+        Some((next, id, whole.until_refresh(next, refresh_mask)))
+    }
+
+    /// Serves `window` (of the same tick) from here on.
+    #[inline]
+    pub(crate) fn cut(&self, window: TickWindow) {
+        self.window.set(window);
     }
 
     /// Takes on `other`'s window and ID bits.

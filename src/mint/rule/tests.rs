@@ -1,4 +1,6 @@
-use super::{last_of_tick, step, tick_end, tolerance_ticks, OwnTick, Rules, Step, TickWindow};
+use super::{
+    last_of_tick, next_due, step, tick_end, tolerance_ticks, OwnTick, Rules, Step, TickWindow,
+};
 
 const S: u8 = 2; // 4 IDs per tick keeps exhaustion easy to reach.
 
@@ -314,4 +316,37 @@ fn check_windows(r: &Rules, unit: u64, epoch: u64, mask: u64) -> u64 {
         }
     }
     served
+}
+
+/// The closed form of `next_due` for the minters' masks gives what carrying past the mask's
+/// highest set bit gives, for every mask `2^b - 2` and states around its blocks and the top
+/// of the range.
+#[test]
+fn the_next_due_state_in_closed_form_is_the_carried_one() {
+    fn carried(state: u64, mask: u64) -> Option<u64> {
+        let mut due = state.checked_add(1);
+        while let Some(d) = due.filter(|d| d & mask != 0) {
+            let k = 63 - (d & mask).leading_zeros();
+            due = (d >> k)
+                .checked_add(1)
+                .and_then(|up| up.checked_mul(1 << k));
+        }
+        due
+    }
+    for b in 1..=16_u32 {
+        let mask = (1_u64 << b) - 2;
+        for start in [0, 1 << b, 7 << b, u64::MAX - (3 << b)] {
+            for state in start..start.saturating_add(3 << b) {
+                assert_eq!(
+                    next_due(state, mask),
+                    carried(state, mask),
+                    "{state} {mask:#x}"
+                );
+            }
+        }
+        assert_eq!(next_due(u64::MAX, mask), None);
+    }
+    for (state, mask) in [(5_u64, 0b1010_u64), (1, 0b100), (17, 0b110_0000)] {
+        assert_eq!(next_due(state, mask), carried(state, mask));
+    }
 }

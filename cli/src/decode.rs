@@ -11,7 +11,6 @@ use crate::error::CliError;
 use crate::escape::quoted;
 use crate::format::{self, Format};
 use crate::id128::{self, Id128};
-use crate::json;
 use crate::layout_arg::{self, NamedLayout};
 use crate::time::{self, Precision};
 use crate::value;
@@ -126,17 +125,18 @@ fn describe(id: Id, format: Format, input: &str, layout: &NamedLayout, as_json: 
     let d = layout.layout.decode(id);
     let stamp = time::format(d.time(), Precision::for_nanos(layout.layout.unit_nanos()));
     if as_json {
-        json::Object::new()
-            .string("input", input)
-            .string("encoding", format.name())
-            .string("id", &id.to_string())
-            .string("layout", layout.name)
-            .string_or_null("time", stamp.as_deref())
-            .number("unix_ms", d.unix_millis())
-            .number("ticks", d.ticks())
-            .number("node", d.node())
-            .number("sequence", d.sequence())
-            .finish()
+        serde_json::json!({
+            "input": input,
+            "encoding": format.name(),
+            "id": id.to_string(),
+            "layout": layout.name,
+            "time": stamp,
+            "unix_ms": d.unix_millis(),
+            "ticks": d.ticks(),
+            "node": d.node(),
+            "sequence": d.sequence(),
+        })
+        .to_string()
     } else {
         format!(
             "id={id} time={} unix_ms={} node={} sequence={} layout={} encoding={}",

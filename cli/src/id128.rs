@@ -11,7 +11,6 @@ use clap::ValueEnum;
 use snowmint::{Ulid, UlidGenerator, Uuid7, Uuid7Generator};
 
 use crate::escape::quoted;
-use crate::json;
 use crate::time::{self, Precision};
 
 /// The longest canonical text: a hyphenated UUID.
@@ -92,13 +91,14 @@ impl Id128 {
         let id = self.to_string();
         let kind = self.kind().name();
         if as_json {
-            json::Object::new()
-                .string("input", input)
-                .string("encoding", kind)
-                .string("id", &id)
-                .string_or_null("time", stamp.as_deref())
-                .number("unix_ms", ms)
-                .finish()
+            serde_json::json!({
+                "input": input,
+                "encoding": kind,
+                "id": id,
+                "time": stamp,
+                "unix_ms": ms,
+            })
+            .to_string()
         } else {
             format!(
                 "id={id} time={} unix_ms={ms} encoding={kind}",

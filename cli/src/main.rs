@@ -17,7 +17,7 @@ mod escape;
 mod format;
 mod gen;
 mod id128;
-mod json;
+mod json_number;
 mod layout_arg;
 mod layouts;
 mod lease;

@@ -15,9 +15,8 @@ use snowmint::etcd::EtcdLease;
 use snowmint::lease::{LeaseError, Password};
 use snowmint::redis::RedisLease;
 
-use crate::error::CliError;
+use crate::error::{with_cause, CliError};
 use crate::escape::quoted;
-use crate::serve::with_cause;
 use crate::value::{self, duration};
 
 /// The environment variable the store's password is read from.

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::{store_error, Store};
+use super::site::{store_error, Store};
 use crate::error::CliError;
 use crate::time::{self, display_millis};
 use crate::value;

@@ -38,8 +38,8 @@ use super::status;
 use super::App;
 use crate::format::{self, Format};
 use crate::id128::{self, Kind};
-use crate::json;
 use crate::time::{self, Precision};
+use serde_json::{json, Map, Value};
 
 const TEXT: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
@@ -247,36 +247,29 @@ fn decoded(id: snowmint::Id, encoding: &str, layout: &Layout, layout_name: &str)
     let d = layout.decode(id);
     let stamp = time::format(d.time(), Precision::for_nanos(layout.unit_nanos()));
     let fits = |bits: u8| bits <= 53;
-    let field = |o: json::Object, key: &str, value: u64, exact: bool| {
+    let field = |value: u64, exact: bool| -> Value {
         if exact {
-            o.number(key, value)
+            value.into()
         } else {
-            o.string(key, &value.to_string())
+            value.to_string().into()
         }
     };
-    let o = json::Object::new()
-        .string("id", &id.to_string())
-        .string("layout", layout_name)
-        .string("encoding", encoding)
-        .string_or_null("time", stamp.as_deref());
-    let o = field(
-        o,
-        "unix_ms",
-        d.unix_millis(),
-        layout.expiry_unix_millis() <= JS_MAX_SAFE,
-    );
-    let o = field(o, "ticks", d.ticks(), fits(layout.time_bits()));
-    let o = field(o, "node", d.node(), fits(layout.node_bits()));
-    let o = field(o, "sequence", d.sequence(), fits(layout.sequence_bits()));
-    o.finish()
+    json!({
+        "id": id.to_string(),
+        "layout": layout_name,
+        "encoding": encoding,
+        "time": stamp,
+        "unix_ms": field(d.unix_millis(), layout.expiry_unix_millis() <= JS_MAX_SAFE),
+        "ticks": field(d.ticks(), fits(layout.time_bits())),
+        "node": field(d.node(), fits(layout.node_bits())),
+        "sequence": field(d.sequence(), fits(layout.sequence_bits())),
+    })
+    .to_string()
 }
 
 /// `GET /livez`: the process runs (and answers).
 async fn livez() -> Response {
-    json_response(
-        StatusCode::OK,
-        json::Object::new().string("status", "live").finish(),
-    )
+    json_response(StatusCode::OK, json!({ "status": "live" }).to_string())
 }
 
 /// `GET /readyz`: 200 while minting; else the 503 the minting endpoints answer, naming the
@@ -287,13 +280,13 @@ async fn readyz(State(app): State<Arc<App>>) -> Response {
     match state.problem(&app.place(), now) {
         Some(problem) => problem.into_response(),
         None => {
-            let mut o = json::Object::new()
-                .string("status", "ready")
-                .string("state", &state.name());
+            let mut o = Map::new();
+            o.insert("status".into(), "ready".into());
+            o.insert("state".into(), state.name().into());
             if let Some(node) = state.node() {
-                o = o.number("node", node);
+                o.insert("node".into(), node.into());
             }
-            json_response(StatusCode::OK, o.finish())
+            json_response(StatusCode::OK, Value::Object(o).to_string())
         }
     }
 }
@@ -315,24 +308,25 @@ fn json_response(status: StatusCode, body: String) -> Response {
 async fn healthz(State(app): State<Arc<App>>) -> Response {
     let Some(minter) = app.minter() else {
         let state = app.state();
-        let mut o = json::Object::new()
-            .string("status", "starting")
-            .string("state", &state.name())
-            .string("layout", app.layout_name);
+        let mut o = Map::new();
+        o.insert("status".into(), "starting".into());
+        o.insert("state".into(), state.name().into());
+        o.insert("layout".into(), app.layout_name.into());
         if let Some(node) = state.node() {
-            o = o.number("node", node);
+            o.insert("node".into(), node.into());
         }
-        o = o.number("shard_bits", app.shard_bits).number(
-            "years_left",
-            crate::lifetime::years_left(&app.layout, std::time::SystemTime::now()),
-        );
+        o.insert("shard_bits".into(), app.shard_bits.into());
+        let years = crate::lifetime::years_left(&app.layout, std::time::SystemTime::now());
+        o.insert("years_left".into(), crate::json_number::float(years));
         if let Some(site) = &app.lease {
-            o = o
-                .string("source", "lease")
-                .string("namespace", &site.namespace)
-                .string("backend", site.backend);
+            o.insert("source".into(), "lease".into());
+            o.insert("namespace".into(), site.namespace.as_str().into());
+            o.insert("backend".into(), site.backend.into());
         }
-        return json_response(StatusCode::SERVICE_UNAVAILABLE, o.finish());
+        return json_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            Value::Object(o).to_string(),
+        );
     };
     let health = minter.health();
     let (status, word) = match health {
@@ -340,29 +334,32 @@ async fn healthz(State(app): State<Arc<App>>) -> Response {
         Health::Fenced => (StatusCode::SERVICE_UNAVAILABLE, "fenced"),
         Health::Lost => (StatusCode::SERVICE_UNAVAILABLE, "lost"),
     };
-    let mut o = json::Object::new()
-        .string("status", word)
-        .string("layout", app.layout_name)
-        .number("node", minter.node())
-        .number("shard_bits", app.shard_bits)
-        .number(
-            "years_left",
-            crate::lifetime::years_left(minter.layout(), std::time::SystemTime::now()),
-        );
-    o = match minter.namespace() {
-        Some(ns) => o.string("source", "lease").string("namespace", ns),
-        None => o.string("source", "fixed"),
-    };
+    let mut o = Map::new();
+    o.insert("status".into(), word.into());
+    o.insert("layout".into(), app.layout_name.into());
+    o.insert("node".into(), minter.node().into());
+    o.insert("shard_bits".into(), app.shard_bits.into());
+    let years = crate::lifetime::years_left(minter.layout(), std::time::SystemTime::now());
+    o.insert("years_left".into(), crate::json_number::float(years));
+    match minter.namespace() {
+        Some(ns) => {
+            o.insert("source".into(), "lease".into());
+            o.insert("namespace".into(), ns.into());
+        }
+        None => {
+            o.insert("source".into(), "fixed".into());
+        }
+    }
     if let Some(backend) = minter.backend() {
-        o = o.string("backend", backend);
+        o.insert("backend".into(), backend.into());
     }
     if let Some(token) = minter.token() {
-        o = o.number("token", token);
+        o.insert("token".into(), token.into());
     }
     if let Some(deadline) = minter.deadline_unix_millis() {
-        o = o.number("deadline_unix_ms", deadline);
+        o.insert("deadline_unix_ms".into(), deadline.into());
     }
-    json_response(status, o.finish())
+    json_response(status, Value::Object(o).to_string())
 }
 
 /// `GET /`: the status page.

@@ -25,6 +25,7 @@ mod lifetime;
 mod node_arg;
 mod serve;
 mod store_args;
+mod store_url;
 mod time;
 mod value;
 

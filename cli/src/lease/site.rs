@@ -78,7 +78,7 @@ pub fn store_error(what: &str, store: &Store, e: &LeaseError) -> CliError {
     CliError::system(format_args!(
         "could not {what} namespace {:?} at {}: {}",
         store.store.namespace,
-        store.lease,
-        with_cause(e)
+        crate::store_url::shown(&store.lease),
+        crate::store_url::scrub(&with_cause(e), &store.lease)
     ))
 }

@@ -35,6 +35,7 @@ pub struct LeaseSite {
     /// `redis` or `etcd`.
     pub backend: &'static str,
     pub namespace: String,
+    /// The store's URL as shown: without userinfo.
     pub url: String,
 }
 

@@ -75,7 +75,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             let site = LeaseSite {
                 backend,
                 namespace: args.lease.store.namespace.clone(),
-                url: url.clone(),
+                url: crate::store_url::shown(url),
             };
             (Some(site), Some(claim))
         }

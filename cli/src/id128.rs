@@ -72,6 +72,21 @@ impl Id128 {
         read.map_err(|e| format!("{} is not a {} ID: {e}", quoted(input), kind.name()))
     }
 
+    /// The same 128 bits as `kind`: a UUIDv7 is always a ULID; a ULID is a UUIDv7 only when
+    /// its version and variant bits say so.
+    pub fn to_kind(self, kind: Kind) -> Result<Id128, String> {
+        let bits = match self {
+            Id128::Uuid7(id) => id.to_u128(),
+            Id128::Ulid(id) => id.to_u128(),
+        };
+        match kind {
+            Kind::Ulid => Ok(Id128::Ulid(Ulid::from_u128(bits))),
+            Kind::Uuid7 => Uuid7::from_u128(bits)
+                .map(Id128::Uuid7)
+                .map_err(|e| format!("{self} is not a UUIDv7 as 128 bits: {e}")),
+        }
+    }
+
     /// The 128-bit reading of a text shaped as one (36 characters with hyphens where a
     /// UUID has them, or 26 letters and digits), or `None` when it is not shaped so.
     pub fn detect(input: &[u8]) -> Option<Result<Id128, String>> {

@@ -23,6 +23,7 @@ mod layouts;
 mod lease;
 mod lifetime;
 mod node_arg;
+mod read;
 mod serve;
 mod store_args;
 mod store_url;

@@ -32,7 +32,8 @@ pub struct StoreArgs {
         long,
         value_name = "NAME",
         default_value = "default",
-        requires = "lease"
+        requires = "lease",
+        value_parser = value::text(namespace)
     )]
     pub namespace: String,
 
@@ -113,6 +114,7 @@ impl StoreArgs {
     /// user) with these settings. A password inside the URL is refused.
     pub fn redis(&self, url: &str) -> Result<RedisLease, CliError> {
         refuse_password(url)?;
+        store_url::redis_db(url).map_err(CliError::input)?;
         if let Some(user) = &self.lease_user {
             return Err(CliError::input(format_args!(
                 "--lease-user {} is for etcd; for Redis name the ACL user in the URL, \
@@ -194,6 +196,15 @@ pub fn store_kind(url: &str) -> Result<StoreKind, CliError> {
             quoted(store_url::shown(url))
         )))
     }
+}
+
+/// A namespace: any text but the empty one (every service of the fleet would share it by
+/// mistake).
+fn namespace(text: &str) -> Result<String, String> {
+    if text.is_empty() {
+        return Err("the namespace is empty: name one per ID space, e.g. orders".to_owned());
+    }
+    Ok(text.to_owned())
 }
 
 /// Refuses a URL that holds a password (any store: it would show in the process list).

@@ -42,6 +42,23 @@ pub fn scrub(message: &str, url: &str) -> String {
     text
 }
 
+/// Checks a Redis URL's database number (`redis://HOST:PORT/DB`): empty (0) or plain
+/// decimal digits up to 2^31 - 1, Redis' own bound; the error names the URL as shown.
+pub fn redis_db(url: &str) -> Result<(), String> {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let path = rest.find('/').map_or("", |at| &rest[at + 1..]);
+    let db = path.split(['?', '#']).next().unwrap_or("");
+    if db.is_empty() || crate::value::parse_number(db).is_some_and(|n| n <= i32::MAX as u64) {
+        return Ok(());
+    }
+    Err(format!(
+        "--lease {}: the database {} is not a number from 0 to {}",
+        shown(url),
+        crate::escape::quoted(db),
+        i32::MAX
+    ))
+}
+
 /// Whether any endpoint's userinfo holds a password (`USER:PASS@` or `:PASS@`).
 pub fn has_password(url: &str) -> bool {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
@@ -82,6 +99,17 @@ mod tests {
             ),
             "etcd: 127.0.0.1:1: connect: refused"
         );
+    }
+
+    #[test]
+    fn a_redis_database_is_a_number() {
+        assert!(redis_db("redis://h:6379/").is_ok());
+        assert!(redis_db("redis://h:6379").is_ok());
+        assert!(redis_db("redis://h:6379/15").is_ok());
+        assert!(redis_db("redis://h:6379/-1")
+            .unwrap_err()
+            .contains("'-1' is not a number"));
+        assert!(redis_db("redis://h:6379/x?p=1").is_err());
     }
 
     #[test]

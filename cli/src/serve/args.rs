@@ -14,8 +14,12 @@ use crate::value::{self, duration};
 /// of a second by one shard of Twitter's layout; larger batches belong in several requests.
 pub const MAX_BATCH_LIMIT: u64 = 1_000_000;
 
-/// Run an HTTP ID service: GET /id, /ids?n=N, /decode/{id}, /livez, /readyz, /healthz, /metrics,
-/// / (status).
+/// Run an HTTP ID service: GET /id, /ids?n=N, /uuid7?n=N, /ulid?n=N, /decode/{id}, /livez,
+/// /readyz, /healthz, /metrics, / (the status page).
+///
+/// The minting routes (/id, /ids, /uuid7, /ulid) answer GET only (HEAD gets 405: it would
+/// mint IDs nobody reads); /decode/{id} reads any encoding `snowmint decode` reads, UUIDv7
+/// and ULID too (?from=ENCODING to name it).
 ///
 /// One process serves IDs to clients in any language over HTTP/1.1. It mints on a sharded
 /// generator: the node field is split into a node number (from --node, --node-from or a

@@ -17,6 +17,7 @@ mod activity;
 mod app;
 mod args;
 mod body;
+mod checks;
 mod held;
 mod metrics;
 mod pool;

@@ -42,8 +42,9 @@ impl Problem {
             status: StatusCode::NOT_FOUND,
             code: "not_found",
             message: format!(
-                "no endpoint {}: GET /id, /ids?n=N, /uuid7?n=N, /ulid?n=N, /decode/{{id}}, /livez, /readyz, /healthz, /metrics",
-                crate::escape::quoted(path)
+                "no endpoint {}: {}",
+                crate::escape::quoted(path),
+                super::routes::ROUTES
             ),
             retry_after: None,
             state: None,

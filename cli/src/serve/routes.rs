@@ -5,12 +5,15 @@
 //! | `GET /id` | one decimal ID and a newline, `text/plain` |
 //! | `GET /ids?n=N` | `N` IDs (1 to `--max-batch`), one per line; with `Accept: application/json`, a JSON array of strings |
 //! | `GET /uuid7?n=N`, `GET /ulid?n=N` | `N` UUIDv7s or ULIDs in their canonical text, strictly increasing; the same query, limits, shapes, errors and readiness as `/ids` |
-//! | `GET /decode/{id}` | the ID's time, node, sequence and layout as JSON |
+//! | `GET /decode/{id}` | the ID's time, node, sequence and layout as JSON; any encoding `decode` reads, UUIDv7 and ULID too, detected or named by `?from=` |
 //! | `GET /livez` | 200 while the process runs |
 //! | `GET /readyz` | 200 while minting; else 503 naming the state ([`readiness`](super::readiness)) |
 //! | `GET /healthz` | 200 while minting; 503 while starting, or while the lease is fenced or lost |
 //! | `GET /metrics` | Prometheus text |
 //! | `GET /` | the status page: HTML, self-contained, reloading itself |
+//!
+//! The minting routes answer `GET` only: a `HEAD` would mint IDs nobody reads, so it gets
+//! 405 (`Allow: GET`); the other routes answer `GET` and `HEAD`.
 //!
 //! Every query string follows one grammar ([`query`]), on every endpoint: values are
 //! percent-decoded, a broken escape is a 400, and parameters an endpoint does not take are
@@ -26,7 +29,7 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, on, MethodFilter};
 use axum::Router;
 use snowmint::Layout;
 
@@ -36,8 +39,8 @@ use super::query;
 use super::source::Health;
 use super::status;
 use super::App;
-use crate::format::{self, Format};
 use crate::id128::{self, Kind};
+use crate::read::{self, AnyId};
 use crate::time::{self, Precision};
 use serde_json::{json, Map, Value};
 
@@ -45,13 +48,23 @@ const TEXT: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
 const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");
 
+/// Every route, as `serve --help` and the 404 answer list them.
+pub const ROUTES: &str = "GET /id, /ids?n=N, /uuid7?n=N, /ulid?n=N, /decode/{id}, /livez, \
+                          /readyz, /healthz, /metrics, / (the status page)";
+
+/// The routes that mint, which answer `GET` only.
+const MINTING: [&str; 4] = ["/id", "/ids", "/uuid7", "/ulid"];
+
 /// The service's router.
 pub fn router(app: Arc<App>) -> Router {
+    // axum answers HEAD with the GET handler when a route names no HEAD handler: minting
+    // IDs nobody reads. The minting routes name one that refuses.
+    let refuse_head = on(MethodFilter::HEAD, method_not_allowed);
     Router::new()
-        .route("/id", get(id))
-        .route("/ids", get(ids))
-        .route("/uuid7", get(uuid7))
-        .route("/ulid", get(ulid))
+        .route("/id", get(id).merge(refuse_head.clone()))
+        .route("/ids", get(ids).merge(refuse_head.clone()))
+        .route("/uuid7", get(uuid7).merge(refuse_head.clone()))
+        .route("/ulid", get(ulid).merge(refuse_head))
         .route("/decode/{id}", get(decode))
         .route("/livez", get(livez))
         .route("/readyz", get(readyz))
@@ -110,8 +123,12 @@ fn minter(app: &App) -> Result<&super::source::Minter, Problem> {
     })
 }
 
-/// `GET /id`.
-async fn id(State(app): State<Arc<App>>) -> Response {
+/// `GET /id`: one ID; a count is refused, naming `/ids` (answering one ID to `?n=5` would
+/// hide the mistake).
+async fn id(State(app): State<Arc<App>>, uri: Uri) -> Response {
+    if let Some(problem) = query::refuse_n_on_id(uri.query()) {
+        return problem.into_response();
+    }
     let minter = match minter(&app) {
         Ok(minter) => minter,
         Err(refused) => return refused.into_response(),
@@ -210,6 +227,10 @@ async fn ids128(app: &App, kind: Kind, uri: &Uri, headers: &HeaderMap) -> Respon
     while left > 0 {
         let chunk = usize::try_from(left).map_or(id128::CHUNK, |left| left.min(id128::CHUNK));
         gen.mint(chunk, |text| body.push_text(text));
+        match kind {
+            Kind::Uuid7 => app.metrics.uuid7s.increment(chunk as u64),
+            Kind::Ulid => app.metrics.ulids.increment(chunk as u64),
+        }
         left -= chunk as u64;
         if left > 0 {
             tokio::task::yield_now().await;
@@ -218,8 +239,13 @@ async fn ids128(app: &App, kind: Kind, uri: &Uri, headers: &HeaderMap) -> Respon
     ids_response(content_type, body.finish())
 }
 
-/// `GET /decode/{id}`: a decimal ID, decoded with the service's layout.
-async fn decode(State(app): State<Arc<App>>, id: Result<Path<String>, PathRejection>) -> Response {
+/// `GET /decode/{id}`: an ID in any encoding `snowmint decode` reads (UUIDv7 and ULID
+/// too), detected or named by `?from=`, decoded with the service's layout.
+async fn decode(
+    State(app): State<Arc<App>>,
+    uri: Uri,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
     let Ok(Path(text)) = id else {
         return Problem::bad_request(
             "bad_id",
@@ -227,13 +253,35 @@ async fn decode(State(app): State<Arc<App>>, id: Result<Path<String>, PathReject
         )
         .into_response();
     };
+    let from = match query::from(uri.query()) {
+        Ok(from) => from,
+        Err(problem) => return problem.into_response(),
+    };
     let layout = &app.layout;
-    match format::read_id(text.as_bytes(), Some(Format::Decimal), layout) {
-        Ok((id, encoding)) => {
+    match read::read(text.as_bytes(), from, layout) {
+        Ok(AnyId::Id(id, encoding)) => {
             let body = decoded(id, encoding.name(), layout, app.layout_name);
             ([(header::CONTENT_TYPE, JSON)], body).into_response()
         }
-        Err(message) => Problem::bad_request("bad_id", message).into_response(),
+        Ok(AnyId::Id128(wide)) => {
+            let ms = wide.unix_millis();
+            let stamp = time::format(
+                std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms),
+                Precision::Millis,
+            );
+            let body = json!({
+                "id": wide.to_string(),
+                "encoding": wide.kind().name(),
+                "time": stamp,
+                "unix_ms": ms,
+            })
+            .to_string();
+            ([(header::CONTENT_TYPE, JSON)], body).into_response()
+        }
+        // The command line's flag, as this route spells it.
+        Err(message) => {
+            Problem::bad_request("bad_id", message.replace("--from ", "?from=")).into_response()
+        }
     }
 }
 
@@ -396,11 +444,17 @@ async fn not_found(uri: Uri) -> Response {
 }
 
 async fn method_not_allowed(method: Method, uri: Uri) -> Response {
+    let minting = MINTING.contains(&uri.path());
+    let allowed = if minting {
+        "GET only: HEAD would mint IDs nobody reads"
+    } else {
+        "GET and HEAD"
+    };
     let mut response = Problem {
         status: StatusCode::METHOD_NOT_ALLOWED,
         code: "method_not_allowed",
         message: format!(
-            "{} is not allowed on {}: every endpoint answers GET (and HEAD)",
+            "{} is not allowed on {}: it answers {allowed}",
             crate::escape::quoted(method.as_str()),
             crate::escape::quoted(uri.path())
         ),
@@ -408,9 +462,10 @@ async fn method_not_allowed(method: Method, uri: Uri) -> Response {
         state: None,
     }
     .into_response();
+    let allow = if minting { "GET" } else { "GET, HEAD" };
     response
         .headers_mut()
-        .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
     response
 }
 

@@ -17,7 +17,7 @@ use super::metrics::{self, HttpMetrics};
 use super::readiness::{self, Phase, Progress};
 use super::shutdown::Signals;
 use super::source::{Health, Minter};
-use super::{activity, held, pool, routes, App, LeaseSite};
+use super::{activity, checks, held, pool, routes, App, LeaseSite};
 use crate::error::{with_cause, CliError};
 use crate::store_args::{store_kind, StoreKind};
 
@@ -68,6 +68,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
         Some(url) => {
             // The URL and flags are checked now, before listening: a mistake exits at once.
             let store = &args.lease.store;
+            let max_node = layout
+                .max_node()
+                .checked_shr(shard_bits.into())
+                .unwrap_or(0);
+            checks::lease_flags(&args.lease, store_kind(url)?, max_node)?;
             let (claim, backend) = match store_kind(url)? {
                 StoreKind::Etcd => (claimer(store.etcd(url)?, &args.lease, builder), "etcd"),
                 StoreKind::Redis => (claimer(store.redis(url)?, &args.lease, builder), "redis"),
@@ -394,9 +399,12 @@ fn lease_error(e: &LeaseError, url: Option<&str>) -> CliError {
         _ => format!("--lease: {}", with_cause(e)),
     };
     match e {
-        LeaseError::Timing { .. } | LeaseError::NodeRange { .. } | LeaseError::Build(_) => {
-            CliError::input(text)
-        }
+        // The input is at fault: the flags, or a namespace made with another TTL or layout
+        // (the message names both sides).
+        LeaseError::Timing { .. }
+        | LeaseError::NodeRange { .. }
+        | LeaseError::Mismatch { .. }
+        | LeaseError::Build(_) => CliError::input(text),
         _ => CliError::system(text),
     }
 }

@@ -81,6 +81,24 @@ pub struct Args {
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = value::text(duration))]
     pub max_wait: Duration,
 
+    /// The most connections open at once. At the cap a new connection takes the place of
+    /// the oldest one with no request in flight (an idle or half-open socket); while every
+    /// one has a request in flight, 16 more are taken that answer only /livez, /readyz,
+    /// /healthz and /metrics, and past those a connection is closed at once [default: 1024,
+    /// or the open-file limit (ulimit -n) less 64 when that is lower]
+    #[arg(long, value_name = "N", value_parser = value::text(max_connections))]
+    pub max_connections: Option<usize>,
+
+    /// How long a new connection may take to send its first request's whole head; past it
+    /// the connection is closed (silent or slow clients hold no descriptor for long)
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = value::text(timeout))]
+    pub header_timeout: Duration,
+
+    /// How long a keep-alive connection may take from an answer to the next request's
+    /// whole head before it is closed (at least --header-timeout)
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = value::text(timeout))]
+    pub idle_timeout: Duration,
+
     /// After SIGTERM or Ctrl-C, how long requests in flight may take before the server
     /// closes their connections and exits anyway
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = value::text(duration))]
@@ -146,6 +164,22 @@ fn number_in(text: &str, range: RangeInclusive<u64>, what: &str) -> Result<u64, 
                 range.end()
             )
         })
+}
+
+fn max_connections(text: &str) -> Result<usize, String> {
+    number_in(text, 1..=1_000_000, "a number of connections").map(|n| n as usize)
+}
+
+/// A timeout: a duration from 1 ms to 1 hour.
+fn timeout(text: &str) -> Result<Duration, String> {
+    let d = duration(text)?;
+    if d < Duration::from_millis(1) || d > Duration::from_secs(3600) {
+        return Err(format!(
+            "{} is not a timeout: allowed 1ms to 1h",
+            quoted(text)
+        ));
+    }
+    Ok(d)
 }
 
 fn max_batch(text: &str) -> Result<u64, String> {

@@ -3,7 +3,7 @@
 //!
 //! One concept per module: [`run`] the service from its flags to its exit, [`app`] what
 //! every handler shares, [`args`] the flags, [`source`] minting from tasks, [`routes`] the
-//! endpoints, [`pool`] a fixed node's shards, lent to whichever worker runs, [`body`] the ID bodies, [`query`]
+//! endpoints, [`connections`] the connections and their limits, [`pool`] a fixed node's shards, lent to whichever worker runs, [`body`] the ID bodies, [`query`]
 //! the query strings, [`problem`] error answers, [`readiness`] what the service waits for,
 //! [`held`] a claim on a held range, [`metrics`] the Prometheus side, [`activity`]
 //! the counts behind the status page ([`status`]), [`shutdown`] the stop signals.
@@ -18,6 +18,7 @@ mod app;
 mod args;
 mod body;
 mod checks;
+mod connections;
 mod held;
 mod metrics;
 mod pool;

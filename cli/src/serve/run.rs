@@ -3,16 +3,15 @@
 //! listener bound and served until a stop signal, a lost lease or a failed claim, and the
 //! lease released.
 
-use std::future::IntoFuture;
 use std::io::Write;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use axum::serve::ListenerExt;
 use snowmint::lease::{AcquireProgress, Backend, Lease, LeaseError};
 use snowmint::{Fenced, ShardError, ShardedGenerator, ShardedGeneratorBuilder, TscClock};
 
 use super::args::{self, Args, LeaseArgs};
+use super::connections::{self, Connections, Limits};
 use super::metrics::{self, HttpMetrics};
 use super::readiness::{self, Phase, Progress};
 use super::shutdown::Signals;
@@ -147,20 +146,32 @@ async fn serve(
         .local_addr()
         .map_err(|e| CliError::system(format_args!("--listen {}: {e}", args.listen)))?;
     let listening = Instant::now();
+    let limits = Limits {
+        max: args
+            .max_connections
+            .unwrap_or_else(connections::default_max),
+        header: args.header_timeout,
+        idle: args.idle_timeout,
+    };
+    let connections = Arc::new(Connections::new(limits));
     let upkeep = tokio::spawn({
         let app = Arc::clone(&app);
+        let connections = Arc::clone(&connections);
         async move {
             let mut every = tokio::time::interval(metrics::UPKEEP_EVERY);
             loop {
                 every.tick().await;
                 app.metrics.upkeep();
+                if let Some(line) = connections.report() {
+                    say(format_args!("{line}"));
+                }
             }
         }
     });
     let sampler = activity::spawn_sampler(Arc::clone(&app));
     let settings = format!(
-        "layout {}, {} shard bits, {workers} workers, --max-batch {}",
-        app.layout_name, app.shard_bits, app.max_batch,
+        "layout {}, {} shard bits, {workers} workers, --max-batch {}, --max-connections {}",
+        app.layout_name, app.shard_bits, app.max_batch, limits.max,
     );
     match (app.minter.get(), &app.lease) {
         (Some(m), _) => say(format_args!(
@@ -182,13 +193,12 @@ async fn serve(
     }
     let failure = Arc::new(std::sync::Mutex::new(None::<CliError>));
     let (stopping, mut stop) = tokio::sync::watch::channel(None::<Stop>);
-    // Responses go out at once, not held back by Nagle's algorithm for a following write.
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
     let watched = Arc::clone(&app);
     let failed = Arc::clone(&failure);
-    let server = axum::serve(listener, routes::router(Arc::clone(&app))).with_graceful_shutdown(
+    let server = connections::serve(
+        listener,
+        routes::router(Arc::clone(&app)),
+        Arc::clone(&connections),
         async move {
             let claim_failed = async {
                 match failed_rx.await {
@@ -226,7 +236,7 @@ async fn serve(
     );
     let grace = args.grace;
     let result = tokio::select! {
-        result = server.into_future() => result.map_err(|e| CliError::system(format_args!("serving: {e}"))),
+        () = server => Ok(()),
         () = async {
             let _ = stop.wait_for(Option::is_some).await;
             tokio::time::sleep(grace).await;

@@ -5,11 +5,14 @@ use std::time::Duration;
 
 use snowmint::lease::{NamespaceState, NodeState, RecordState};
 
+use super::record_layout;
 use super::site::{store_error, Store};
 use crate::error::CliError;
+use crate::layout_arg::spec;
 use crate::time::display_millis;
 
 /// Show each node of the namespace (holder, fencing token, time left, mark) and its record
+/// (its layout in the form --layout takes)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -73,8 +76,17 @@ fn record_line(r: &RecordState) -> String {
         "record: incarnation {}, TTL {}, layout {}, {stamped}, floor {floor}\n",
         r.incarnation,
         humantime::format_duration(r.ttl),
-        r.layout,
+        layout_text(&r.layout),
     )
+}
+
+/// The record's layout in the CLI's spec form (as `--layout` takes it) with its node range,
+/// or the store's words when they do not read back.
+fn layout_text(words: &str) -> String {
+    match record_layout::parse(words) {
+        Some((layout, max_node)) => format!("{} (nodes 0 to {max_node})", spec(&layout)),
+        None => words.to_owned(),
+    }
 }
 
 fn node_line(n: &NodeState) -> String {
@@ -82,8 +94,9 @@ fn node_line(n: &NodeState) -> String {
         None => "free".to_owned(),
         Some(h) => {
             let mut s = format!("held by {h}");
-            if let Some(t) = n.token {
-                s += &format!(", token {t}");
+            match n.token {
+                Some(t) => s += &format!(", fencing token {t}"),
+                None => s += ", no fencing token (the store keeps none)",
             }
             if let Some(left) = n.lease_left {
                 s += &format!(", {} left", secs(left));
@@ -107,6 +120,7 @@ fn to_json(namespace: &str, backend: &str, state: &NamespaceState) -> String {
             "incarnation": r.incarnation,
             "ttl_ms": millis(r.ttl),
             "layout": r.layout,
+            "layout_spec": record_layout::parse(&r.layout).map(|(l, _)| spec(&l)),
             "settled": r.settled,
             "stamped_by": r.stamped_by,
             "floor": time(r.floor_unix_millis),

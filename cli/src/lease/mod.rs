@@ -7,10 +7,12 @@
 //! | `site.rs` | the store flags, and the store opened from `--lease` |
 //! | `list.rs` | `lease list`: the record and each node, as text or JSON |
 //! | `raise.rs` | `lease raise-floor`: every mark and the record's floor raised to `--to` |
+//! | `record_layout.rs` | the record's layout read back from the lease's words |
 
 mod command;
 mod list;
 mod raise;
+mod record_layout;
 mod site;
 
 pub use self::command::{run, Args};

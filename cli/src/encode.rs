@@ -40,6 +40,11 @@ pub struct Args {
     #[arg(long, value_name = "ENCODING", value_parser = value::text_listing(read::encoding_arg, read::encoding_names))]
     to: Encoding,
 
+    /// One JSON object per line, {"input", "id", "encoding"}: the ID's text in the --to
+    /// encoding
+    #[arg(long)]
+    json: bool,
+
     /// Refuse IDs wider than this layout's bits (detection then considers only the readings
     /// that fit) [default: any 64-bit value]
     #[arg(short, long, value_name = "LAYOUT", value_parser = value::text(layout_arg::parse))]
@@ -50,28 +55,42 @@ pub fn run(args: Args) -> Result<(), CliError> {
     // Only the width of the layout matters here: Discord's is all 64 bits.
     let layout = args.layout.map_or(snowmint::Layout::DISCORD, |l| l.layout);
     batch::each_token(&args.ids, "encode", |token| {
-        match (read::read(token, args.from, &layout)?, args.to) {
-            (AnyId::Id(id, _), Encoding::Id(to)) => {
-                let mut line = Vec::with_capacity(32);
-                to.write(&mut line, id)
-                    .map_err(|e| format!("writing {id}: {e}"))?;
-                // Every form writes ASCII.
-                Ok(String::from_utf8_lossy(&line).into_owned())
-            }
-            (AnyId::Id128(wide), Encoding::Id128(to)) => wide.to_kind(to).map(|id| id.to_string()),
-            (AnyId::Id(id, from), Encoding::Id128(to)) => Err(format!(
-                "{} is a 64-bit ID ({} {id}): --to {} writes 128-bit IDs; pick a 64-bit encoding \
-                 such as --to decimal",
-                quoted(token),
-                from.name(),
-                to.name()
-            )),
-            (AnyId::Id128(wide), Encoding::Id(to)) => Err(format!(
-                "{} is a 128-bit {} ID: --to {} writes 64-bit IDs; pass --to uuid7 or --to ulid",
-                quoted(token),
-                wide.kind().name(),
-                to.name()
-            )),
+        let text = encoded(token, &args, &layout)?;
+        if !args.json {
+            return Ok(text);
         }
+        let object = serde_json::json!({
+            "input": String::from_utf8_lossy(token),
+            "id": text,
+            "encoding": args.to.name(),
+        });
+        Ok(object.to_string())
     })
+}
+
+/// One ID's text in the `--to` encoding.
+fn encoded(token: &[u8], args: &Args, layout: &snowmint::Layout) -> Result<String, String> {
+    match (read::read(token, args.from, layout)?, args.to) {
+        (AnyId::Id(id, _), Encoding::Id(to)) => {
+            let mut line = Vec::with_capacity(32);
+            to.write(&mut line, id)
+                .map_err(|e| format!("writing {id}: {e}"))?;
+            // Every form writes ASCII.
+            Ok(String::from_utf8_lossy(&line).into_owned())
+        }
+        (AnyId::Id128(wide), Encoding::Id128(to)) => wide.to_kind(to).map(|id| id.to_string()),
+        (AnyId::Id(id, from), Encoding::Id128(to)) => Err(format!(
+            "{} is a 64-bit ID ({} {id}): --to {} writes 128-bit IDs; pick a 64-bit encoding \
+                 such as --to decimal",
+            quoted(token),
+            from.name(),
+            to.name()
+        )),
+        (AnyId::Id128(wide), Encoding::Id(to)) => Err(format!(
+            "{} is a 128-bit {} ID: --to {} writes 64-bit IDs; pass --to uuid7 or --to ulid",
+            quoted(token),
+            wide.kind().name(),
+            to.name()
+        )),
+    }
 }

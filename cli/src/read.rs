@@ -17,6 +17,16 @@ pub enum Encoding {
     Id128(id128::Kind),
 }
 
+impl Encoding {
+    /// The name `--from` and `--to` take.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Id(format) => format.name(),
+            Encoding::Id128(kind) => kind.name(),
+        }
+    }
+}
+
 /// An ID read from text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnyId {

@@ -45,6 +45,11 @@ pub struct Args {
     /// Do it: without --yes the command only prints what it would do, and exits 2
     #[arg(long)]
     yes: bool,
+
+    /// One JSON object: {"namespace", "backend", "to_unix_millis", "done", and once done
+    /// "raised" (the nodes whose marks were raised), "kept" and "floor_unix_millis"}
+    #[arg(long)]
+    json: bool,
 }
 
 /// TIME as Unix milliseconds (rounded up: the floor is never below the time given).
@@ -86,6 +91,17 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
     );
     if !args.yes {
+        let plan = if args.json {
+            let object = serde_json::json!({
+                "namespace": ns,
+                "backend": site.backend(),
+                "to_unix_millis": args.to,
+                "done": false,
+            });
+            object.to_string() + "\n"
+        } else {
+            plan
+        };
         io::stdout().lock().write_all(plan.as_bytes())?;
         return Err(CliError::input(
             "nothing was changed: run again with --yes to raise the floor (it is never lowered)",
@@ -117,6 +133,18 @@ pub fn run(args: Args) -> Result<(), CliError> {
                  one TTL plus the margin, and starts after the marks)\n"
             .to_owned(),
     };
+    if args.json {
+        let object = serde_json::json!({
+            "namespace": ns,
+            "backend": site.backend(),
+            "to_unix_millis": args.to,
+            "done": true,
+            "raised": raised.raised,
+            "kept": raised.kept,
+            "floor_unix_millis": raised.floor_unix_millis,
+        });
+        out = object.to_string() + "\n";
+    }
     io::stdout().lock().write_all(out.as_bytes())?;
     Ok(())
 }

@@ -27,6 +27,7 @@ mod read;
 mod serve;
 mod store_args;
 mod store_url;
+mod store_words;
 mod time;
 mod value;
 

@@ -38,7 +38,7 @@ pub struct StoreArgs {
     pub namespace: String,
 
     /// The connect, read and write timeout of each call to the lease's store (etcd tries the
-    /// next endpoint after it) [default: a tenth of the TTL]
+    /// next endpoint after it) [default: a tenth of the TTL for `serve`, 5s for `lease`]
     #[arg(long, alias = "redis-timeout", value_name = "DURATION", requires = "lease", value_parser = value::text(duration))]
     pub lease_timeout: Option<Duration>,
 

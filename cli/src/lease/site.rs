@@ -30,10 +30,15 @@ pub enum Site {
 }
 
 impl Store {
+    /// The timeout of each call: an operator's call is a few round trips, 5 s each unless
+    /// told (a loaded store answers late).
+    pub fn timeout(&self) -> Duration {
+        self.store.lease_timeout.unwrap_or(Duration::from_secs(5))
+    }
+
     pub fn site(&self) -> Result<Site, CliError> {
         let url = self.lease.as_str();
-        // An operator's call is a few round trips: 5 s each unless told: a loaded store answers late.
-        let timeout = self.store.lease_timeout.unwrap_or(Duration::from_secs(5));
+        let timeout = self.timeout();
         let ns = self.store.namespace.as_str();
         match store_kind(url)? {
             StoreKind::Etcd => {
@@ -79,6 +84,19 @@ pub fn store_error(what: &str, store: &Store, e: &LeaseError) -> CliError {
         "could not {what} namespace {:?} at {}: {}",
         store.store.namespace,
         crate::store_url::shown(&store.lease),
-        crate::store_url::scrub(&with_cause(e), &store.lease)
+        crate::store_words::explain(
+            &crate::store_url::scrub(&with_cause(e), &store.lease),
+            &crate::store_words::Call {
+                store: match store_kind(&store.lease) {
+                    Ok(StoreKind::Etcd) => "etcd",
+                    _ => "Redis",
+                },
+                url: crate::store_url::shown(&store.lease),
+                timeout: format!(
+                    "--lease-timeout {}",
+                    humantime::format_duration(store.timeout())
+                ),
+            },
+        )
     ))
 }

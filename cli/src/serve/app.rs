@@ -37,6 +37,8 @@ pub struct LeaseSite {
     pub namespace: String,
     /// The store's URL as shown: without userinfo.
     pub url: String,
+    /// The store's calls, for its errors' hints.
+    pub call: crate::store_words::Call,
 }
 
 impl App {

@@ -19,6 +19,7 @@ use super::source::{Health, Minter};
 use super::{activity, checks, held, pool, routes, App, LeaseSite};
 use crate::error::{with_cause, CliError};
 use crate::store_args::{store_kind, StoreKind};
+use crate::store_words::{self, Call};
 
 /// The claim of a leased node, run on its own thread once the service listens, reporting
 /// each step.
@@ -76,10 +77,24 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 StoreKind::Etcd => (claimer(store.etcd(url)?, &args.lease, builder), "etcd"),
                 StoreKind::Redis => (claimer(store.redis(url)?, &args.lease, builder), "redis"),
             };
+            let ttl = args.lease.ttl;
+            let timeout = match store.lease_timeout {
+                Some(t) => format!("--lease-timeout {}", humantime::format_duration(t)),
+                None => format!(
+                    "{} (a tenth of --ttl {}; --lease-timeout sets it)",
+                    humantime::format_duration((ttl / 10).max(Duration::from_millis(1))),
+                    humantime::format_duration(ttl)
+                ),
+            };
             let site = LeaseSite {
                 backend,
                 namespace: args.lease.store.namespace.clone(),
                 url: crate::store_url::shown(url),
+                call: Call {
+                    store: if backend == "etcd" { "etcd" } else { "Redis" },
+                    url: crate::store_url::shown(url),
+                    timeout,
+                },
             };
             (Some(site), Some(claim))
         }
@@ -323,8 +338,7 @@ fn spawn_claim(
                 }
             }
             Err(e) => {
-                let url = app.lease.as_ref().map(|site| site.url.as_str());
-                let error = lease_error(&e, url);
+                let error = lease_error(&e, app.lease.as_ref());
                 app.progress.set(Phase::Failed(with_cause(&e)));
                 let _ = failed.send(error);
             }
@@ -401,11 +415,21 @@ fn claimer<B: Backend + Send + 'static>(
     })
 }
 
-/// A failed claim as the CLI reports it. A Redis error names the server (`url`, which never
-/// holds a password: one in the URL is refused), as etcd's errors name their endpoints.
-fn lease_error(e: &LeaseError, url: Option<&str>) -> CliError {
-    let text = match (e, url) {
-        (LeaseError::Redis { .. }, Some(url)) => format!("--lease {url}: {}", with_cause(e)),
+/// A failed claim as the CLI reports it. A store's error names the server (its URL without
+/// userinfo), its cause in plain words and what to check ([`store_words`]).
+fn lease_error(e: &LeaseError, site: Option<&LeaseSite>) -> CliError {
+    let text = match (e, site) {
+        (LeaseError::Redis { .. }, Some(site)) => format!(
+            "--lease {}: {}",
+            site.url,
+            store_words::explain(&with_cause(e), &site.call)
+        ),
+        (LeaseError::Etcd { .. }, Some(site)) => {
+            format!(
+                "--lease: {}",
+                store_words::explain(&with_cause(e), &site.call)
+            )
+        }
         _ => format!("--lease: {}", with_cause(e)),
     };
     match e {

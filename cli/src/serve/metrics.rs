@@ -208,6 +208,21 @@ impl HttpMetrics {
         sum_of(&self.exporter.render(), name)
     }
 
+    /// Requests answered with a status of the class `class` (`b'4'`: 4xx), over every route.
+    pub fn answered(&self, class: u8) -> f64 {
+        self.exporter
+            .render()
+            .lines()
+            .filter(|line| line.starts_with(REQUESTS) && line[REQUESTS.len()..].starts_with('{'))
+            .filter(|line| {
+                line.split("status=\"")
+                    .nth(1)
+                    .is_some_and(|rest| rest.as_bytes().first() == Some(&class))
+            })
+            .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+            .fold(0.0, |total, x| total + x)
+    }
+
     /// Folds histogram samples into their buckets.
     pub fn upkeep(&self) {
         self.exporter.run_upkeep();

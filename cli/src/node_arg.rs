@@ -310,9 +310,14 @@ mod tests {
             for err in errors {
                 let cli = cli_error("--node-from x: ", err);
                 assert_eq!(cli.kind(), kind, "{err}");
-                // The library's message, naming the rule, follows the flag unchanged.
+                // The library's message, naming the rule, follows the flag (its method name
+                // given as the flag).
+                let said = err.to_string().replace(
+                    "(100.64.0.0/10 only when asked: PrivateIpv4::allow_shared)",
+                    "(100.64.0.0/10 only with --allow-shared)",
+                );
                 assert!(
-                    cli.message().starts_with(&format!("--node-from x: {err}")),
+                    cli.message().starts_with(&format!("--node-from x: {said}")),
                     "{}",
                     cli.message()
                 );

@@ -6,7 +6,7 @@
 //! endpoints, [`connections`] the connections and their limits, [`pool`] a fixed node's shards, lent to whichever worker runs, [`body`] the ID bodies, [`query`]
 //! the query strings, [`problem`] error answers, [`readiness`] what the service waits for,
 //! [`held`] a claim on a held range, [`metrics`] the Prometheus side, [`activity`]
-//! the counts behind the status page ([`status`]), [`shutdown`] the stop signals.
+//! the counts behind the status page ([`status`]), [`shutdown`] the stop signals, [`transitions`] the lease's state changes logged.
 //!
 //! A leased service listens first and claims its node after, on a thread of its own: the
 //! claim may wait (the forgetting rule, a mark ahead of the clock), and meanwhile `/livez`
@@ -30,6 +30,7 @@ mod run;
 mod shutdown;
 mod source;
 mod status;
+mod transitions;
 
 pub use self::app::{App, LeaseSite};
 pub use self::args::Args;

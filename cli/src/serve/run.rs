@@ -16,7 +16,7 @@ use super::metrics::{self, HttpMetrics};
 use super::readiness::{self, Phase, Progress};
 use super::shutdown::Signals;
 use super::source::{Health, Minter};
-use super::{activity, checks, held, pool, routes, App, LeaseSite};
+use super::{activity, checks, held, pool, routes, transitions, App, LeaseSite};
 use crate::error::{with_cause, CliError};
 use crate::store_args::{store_kind, StoreKind};
 use crate::store_words::{self, Call};
@@ -184,6 +184,7 @@ async fn serve(
         }
     });
     let sampler = activity::spawn_sampler(Arc::clone(&app));
+    let transitions = transitions::spawn(Arc::clone(&app), say);
     let settings = format!(
         "layout {}, {} shard bits, {workers} workers, --max-batch {}, --max-connections {}",
         app.layout_name, app.shard_bits, app.max_batch, limits.max,
@@ -262,6 +263,7 @@ async fn serve(
     };
     upkeep.abort();
     sampler.abort();
+    transitions.abort();
     let stopped_by = *stop.borrow();
     match stopped_by {
         Some(Stop::Lost) => Err(CliError::system(format_args!(

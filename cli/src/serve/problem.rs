@@ -10,6 +10,10 @@ use axum::response::{IntoResponse, Response};
 
 use super::source::Refusal;
 
+/// Every route, as `serve --help` and the 404 answer list them.
+pub const ROUTES: &str = "GET /id, /ids?n=N, /uuid7?n=N, /ulid?n=N, /decode/{id}, /livez, \
+                          /readyz, /healthz, /metrics, / (the status page)";
+
 /// An error answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
@@ -41,11 +45,7 @@ impl Problem {
         Problem {
             status: StatusCode::NOT_FOUND,
             code: "not_found",
-            message: format!(
-                "no endpoint {}: {}",
-                crate::escape::quoted(path),
-                super::routes::ROUTES
-            ),
+            message: format!("no endpoint {}: {}", crate::escape::quoted(path), ROUTES),
             retry_after: None,
             state: None,
         }

@@ -48,10 +48,6 @@ const TEXT: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
 const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");
 
-/// Every route, as `serve --help` and the 404 answer list them.
-pub const ROUTES: &str = "GET /id, /ids?n=N, /uuid7?n=N, /ulid?n=N, /decode/{id}, /livez, \
-                          /readyz, /healthz, /metrics, / (the status page)";
-
 /// The routes that mint, which answer `GET` only.
 const MINTING: [&str; 4] = ["/id", "/ids", "/uuid7", "/ulid"];
 

@@ -43,9 +43,13 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["node", "node_from", "sequence"])]
     last: bool,
 
-    /// How to write the ID
-    #[arg(short, long, value_name = "FORMAT", default_value = "decimal", value_parser = value::choice::<Format>())]
-    format: Format,
+    /// The encoding to write the ID in
+    #[arg(long, value_name = "ENCODING", default_value = "decimal", value_parser = value::choice::<Format>())]
+    to: Format,
+
+    /// One JSON object, {"id": TEXT, "encoding", "layout", "node", "sequence"}
+    #[arg(long)]
+    json: bool,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -59,7 +63,20 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .compose_at(args.time, Parts { node, sequence })
         .map_err(|e| CliError::input(explain(e, &args.layout, args.time)))?;
     let mut out = io::stdout().lock();
-    args.format.write(&mut out, id)?;
+    if args.json {
+        let mut text = Vec::new();
+        args.to.write(&mut text, id)?;
+        let object = serde_json::json!({
+            "id": String::from_utf8_lossy(&text),
+            "encoding": args.to.name(),
+            "layout": args.layout.name,
+            "node": node,
+            "sequence": sequence,
+        });
+        out.write_all(object.to_string().as_bytes())?;
+    } else {
+        args.to.write(&mut out, id)?;
+    }
     out.write_all(b"\n")?;
     out.flush()?;
     Ok(())

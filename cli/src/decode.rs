@@ -2,17 +2,13 @@
 
 use std::ffi::OsString;
 
-use clap::builder::PossibleValue;
-use clap::ValueEnum;
 use snowmint::Id;
 
 use crate::batch;
 use crate::error::CliError;
-use crate::escape::quoted;
-use crate::format::{self, Format};
-use crate::id128::{self, Id128};
-use crate::json;
+use crate::format::Format;
 use crate::layout_arg::{self, NamedLayout};
+use crate::read::{self, AnyId, Encoding};
 use crate::time::{self, Precision};
 use crate::value;
 
@@ -49,75 +45,22 @@ pub struct Args {
     layout: NamedLayout,
 
     /// The IDs' encoding [default: detected]
-    #[arg(long, value_name = "ENCODING", value_parser = value::text_listing(from_arg, from_names))]
-    from: Option<From>,
+    #[arg(long, value_name = "ENCODING", value_parser = value::text_listing(read::encoding_arg, read::encoding_names))]
+    from: Option<Encoding>,
 
     /// One JSON object per line
     #[arg(long)]
     json: bool,
 }
 
-/// What `--from` names: a 64-bit encoding or a 128-bit kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum From {
-    Id(Format),
-    Id128(id128::Kind),
-}
-
-fn from_arg(text: &str) -> Result<From, String> {
-    if let Ok(kind) = id128::Kind::from_str(text, false) {
-        return Ok(From::Id128(kind));
-    }
-    Format::from_str(text, false).map(From::Id).map_err(|_| {
-        let names: Vec<String> = from_names()
-            .iter()
-            .map(|p| p.get_name().to_owned())
-            .collect();
-        format!("{} is not one of: {}", quoted(text), names.join(", "))
-    })
-}
-
-fn from_names() -> Vec<PossibleValue> {
-    let ids = Format::value_variants().iter();
-    let wide = id128::Kind::value_variants().iter();
-    ids.filter_map(ValueEnum::to_possible_value)
-        .chain(wide.filter_map(ValueEnum::to_possible_value))
-        .collect()
-}
-
 pub fn run(args: Args) -> Result<(), CliError> {
     batch::each_token(&args.ids, "decode", |token| {
         // It parsed, so it is ASCII.
-        let text = || String::from_utf8_lossy(token);
-        let from = match args.from {
-            Some(From::Id128(kind)) => {
-                return Ok(Id128::parse(kind, token)?.describe(&text(), args.json))
-            }
-            Some(From::Id(format)) => Some(format),
-            None => None,
-        };
-        let narrow = format::read_id(token, from, &args.layout.layout);
-        let wide = if from.is_none() {
-            Id128::detect(token)
-        } else {
-            None
-        };
-        match (wide, narrow) {
-            (None | Some(Err(_)), Ok((id, format))) => {
-                Ok(describe(id, format, &text(), &args.layout, args.json))
-            }
-            (Some(Ok(wide)), Err(_)) => Ok(wide.describe(&text(), args.json)),
-            // Shaped as a 128-bit ID: its reason is the one that was meant.
-            (Some(Err(why)), Err(_)) | (None, Err(why)) => Err(why),
-            (Some(Ok(wide)), Ok((id, format))) => Err(format!(
-                "{} is ambiguous: it reads as {} {wide} and as {} {id}; pass --from {} or --from {} to pick one",
-                quoted(token),
-                wide.kind().name(),
-                format.name(),
-                wide.kind().name(),
-                format.name()
-            )),
-        }
+        let text = String::from_utf8_lossy(token);
+        Ok(match read::read(token, args.from, &args.layout.layout)? {
+            AnyId::Id(id, format) => describe(id, format, &text, &args.layout, args.json),
+            AnyId::Id128(wide) => wide.describe(&text, args.json),
+        })
     })
 }
 
@@ -126,17 +69,18 @@ fn describe(id: Id, format: Format, input: &str, layout: &NamedLayout, as_json: 
     let d = layout.layout.decode(id);
     let stamp = time::format(d.time(), Precision::for_nanos(layout.layout.unit_nanos()));
     if as_json {
-        json::Object::new()
-            .string("input", input)
-            .string("encoding", format.name())
-            .string("id", &id.to_string())
-            .string("layout", layout.name)
-            .string_or_null("time", stamp.as_deref())
-            .number("unix_ms", d.unix_millis())
-            .number("ticks", d.ticks())
-            .number("node", d.node())
-            .number("sequence", d.sequence())
-            .finish()
+        serde_json::json!({
+            "input": input,
+            "encoding": format.name(),
+            "id": id.to_string(),
+            "layout": layout.name,
+            "time": stamp,
+            "unix_ms": d.unix_millis(),
+            "ticks": d.ticks(),
+            "node": d.node(),
+            "sequence": d.sequence(),
+        })
+        .to_string()
     } else {
         format!(
             "id={id} time={} unix_ms={} node={} sequence={} layout={} encoding={}",

@@ -90,6 +90,16 @@ impl From<io::Error> for CliError {
     }
 }
 
+/// The error and its source, as one line (the source once: an error whose message already
+/// ends with it is left as it is).
+pub fn with_cause(e: &dyn std::error::Error) -> String {
+    let text = e.to_string();
+    match e.source().map(|c| c.to_string()) {
+        Some(cause) if !text.ends_with(&cause) => format!("{text}: {cause}"),
+        _ => text,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -246,9 +246,12 @@ pub fn read_id(
                     FormError::Shape(_) => 0,
                 })
                 .expect("every attempt failed");
+            let tried: Vec<&str> = Format::DETECTED.iter().map(|f| f.name()).collect();
             Err(format!(
-                "{} is not an ID in any encoding; as {}: {}",
+                "{} is not an ID in any encoding tried ({}; uuid7 and ulid by their shape: 36 \
+                 characters hyphenated, 26 letters and digits); read furthest as {}: {}",
                 quoted(input),
+                tried.join(", "),
                 format.name(),
                 reason(err)
             ))

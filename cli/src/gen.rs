@@ -21,7 +21,7 @@ use crate::value;
 /// MiB and at the end.
 ///
 /// With --kind uuid7 or --kind ulid, 128-bit IDs in their canonical text (no node, no
-/// layout, no other format: --layout, --node, --node-from and --format are refused), from
+/// layout, no other encoding: --layout, --node, --node-from and --to are refused), from
 /// one lock-free generator, strictly increasing.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -40,9 +40,13 @@ pub struct Args {
     #[command(flatten)]
     node: NodeArgs,
 
-    /// How to write each ID [default: decimal]
-    #[arg(short, long, value_name = "FORMAT", value_parser = value::choice::<Format>())]
-    format: Option<Format>,
+    /// The encoding to write each ID in [default: decimal]
+    #[arg(long, value_name = "ENCODING", value_parser = value::choice::<Format>())]
+    to: Option<Format>,
+
+    /// One JSON object per line, {"id": TEXT}, the ID's text in the --to encoding
+    #[arg(long)]
+    json: bool,
 }
 
 /// What `gen` mints.
@@ -80,7 +84,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         Some(named) => named,
         None => layout_arg::parse("twitter").map_err(CliError::input)?,
     };
-    let format = args.format.unwrap_or(Format::Decimal);
+    let format = args.to.unwrap_or(Format::Decimal);
     let node = args.node.resolve(&named.layout)?;
     let gen = Generator::new(named.layout, node).map_err(|e| match e {
         LayoutError::Expired { .. } => CliError::input(format_args!(
@@ -103,7 +107,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         let written = filled
             .as_ref()
             .map_or_else(FillError::filled, |()| chunk.len());
-        append(format, &chunk[..written], &mut buf, &mut digits)?;
+        append(format, args.json, &chunk[..written], &mut buf, &mut digits)?;
         left -= written as u64;
         if let Err(e) = filled {
             // The IDs minted before the error are valid: they go out before it is reported.
@@ -131,7 +135,7 @@ fn run_128(args: &Args, kind: id128::Kind) -> Result<(), CliError> {
         (args.node.node.is_some(), "--node"),
         (args.node.node_from.is_some(), "--node-from"),
         (args.node.allow_shared, "--allow-shared"),
-        (args.format.is_some(), "--format"),
+        (args.to.is_some(), "--to"),
     ];
     if let Some((_, flag)) = given.iter().find(|(given, _)| *given) {
         return Err(CliError::input(format_args!(
@@ -148,7 +152,14 @@ fn run_128(args: &Args, kind: id128::Kind) -> Result<(), CliError> {
     while left > 0 {
         let n = usize::try_from(left).map_or(id128::CHUNK, |left| left.min(id128::CHUNK));
         gen.mint(n, |text| {
-            buf.extend_from_slice(text.as_bytes());
+            if args.json {
+                buf.extend_from_slice(b"{\"id\":\"");
+                // Canonical UUID and ULID texts are hex digits, letters and hyphens.
+                buf.extend_from_slice(text.as_bytes());
+                buf.extend_from_slice(b"\"}");
+            } else {
+                buf.extend_from_slice(text.as_bytes());
+            }
             buf.push(b'\n');
         });
         left -= n as u64;
@@ -165,11 +176,24 @@ fn run_128(args: &Args, kind: id128::Kind) -> Result<(), CliError> {
 /// step from a table, no allocation); the other forms through the library's encoders.
 fn append(
     format: Format,
+    json: bool,
     ids: &[Id],
     buf: &mut Vec<u8>,
     digits: &mut itoa::Buffer,
 ) -> io::Result<()> {
     buf.reserve(ids.len() * MAX_LINE);
+    if json {
+        let mut text = Vec::with_capacity(MAX_LINE);
+        for &id in ids {
+            text.clear();
+            format.write(&mut text, id)?;
+            // Every encoding writes ASCII.
+            let object = serde_json::json!({ "id": String::from_utf8_lossy(&text) });
+            buf.extend_from_slice(object.to_string().as_bytes());
+            buf.push(b'\n');
+        }
+        return Ok(());
+    }
     match format {
         Format::Decimal => {
             for id in ids {

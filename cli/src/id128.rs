@@ -11,7 +11,6 @@ use clap::ValueEnum;
 use snowmint::{Ulid, UlidGenerator, Uuid7, Uuid7Generator};
 
 use crate::escape::quoted;
-use crate::json;
 use crate::time::{self, Precision};
 
 /// The longest canonical text: a hyphenated UUID.
@@ -73,6 +72,21 @@ impl Id128 {
         read.map_err(|e| format!("{} is not a {} ID: {e}", quoted(input), kind.name()))
     }
 
+    /// The same 128 bits as `kind`: a UUIDv7 is always a ULID; a ULID is a UUIDv7 only when
+    /// its version and variant bits say so.
+    pub fn to_kind(self, kind: Kind) -> Result<Id128, String> {
+        let bits = match self {
+            Id128::Uuid7(id) => id.to_u128(),
+            Id128::Ulid(id) => id.to_u128(),
+        };
+        match kind {
+            Kind::Ulid => Ok(Id128::Ulid(Ulid::from_u128(bits))),
+            Kind::Uuid7 => Uuid7::from_u128(bits)
+                .map(Id128::Uuid7)
+                .map_err(|e| format!("{self} is not a UUIDv7 as 128 bits: {e}")),
+        }
+    }
+
     /// The 128-bit reading of a text shaped as one (36 characters with hyphens where a
     /// UUID has them, or 26 letters and digits), or `None` when it is not shaped so.
     pub fn detect(input: &[u8]) -> Option<Result<Id128, String>> {
@@ -92,13 +106,14 @@ impl Id128 {
         let id = self.to_string();
         let kind = self.kind().name();
         if as_json {
-            json::Object::new()
-                .string("input", input)
-                .string("encoding", kind)
-                .string("id", &id)
-                .string_or_null("time", stamp.as_deref())
-                .number("unix_ms", ms)
-                .finish()
+            serde_json::json!({
+                "input": input,
+                "encoding": kind,
+                "id": id,
+                "time": stamp,
+                "unix_ms": ms,
+            })
+            .to_string()
         } else {
             format!(
                 "id={id} time={} unix_ms={ms} encoding={kind}",

@@ -7,7 +7,6 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use snowmint::{Layout, Order};
 
 use crate::error::CliError;
-use crate::json;
 use crate::layout_arg::{self, NamedLayout};
 use crate::lifetime;
 use crate::time::{self, Precision};
@@ -150,28 +149,26 @@ fn grouped(n: u128) -> String {
 
 fn to_json(named: &NamedLayout) -> String {
     let l = &named.layout;
-    json::Object::new()
-        .string("name", named.name)
-        .string("spec", &layout_arg::spec(l))
-        .number("bits", l.max_bits())
-        .number("time_bits", l.time_bits())
-        .number("node_bits", l.node_bits())
-        .number("sequence_bits", l.sequence_bits())
-        .string("order", layout_arg::order_name(l.order()))
-        .string("time_grid", layout_arg::grid_name(l.time_grid()))
-        .number("unit_ns", l.unit_nanos())
-        .string("epoch", &epoch(l))
-        .number("epoch_unix_ms", l.epoch_unix_millis())
-        .string_or_null(
-            "expiry",
-            time::format(l.expiry(), Precision::Millis).as_deref(),
-        )
-        .number("expiry_unix_ms", l.expiry_unix_millis())
-        .number("years_left", lifetime::years_left(l, SystemTime::now()))
-        .number("nodes", u128::from(l.max_node()) + 1)
-        .number("ids_per_tick", u128::from(l.ids_per_tick()))
-        .number("ids_per_second_per_node", l.capacity_per_second())
-        .finish()
+    serde_json::json!({
+        "name": named.name,
+        "spec": layout_arg::spec(l),
+        "bits": l.max_bits(),
+        "time_bits": l.time_bits(),
+        "node_bits": l.node_bits(),
+        "sequence_bits": l.sequence_bits(),
+        "order": layout_arg::order_name(l.order()),
+        "time_grid": layout_arg::grid_name(l.time_grid()),
+        "unit_ns": l.unit_nanos(),
+        "epoch": epoch(l),
+        "epoch_unix_ms": l.epoch_unix_millis(),
+        "expiry": time::format(l.expiry(), Precision::Millis),
+        "expiry_unix_ms": l.expiry_unix_millis(),
+        "years_left": crate::json_number::float(lifetime::years_left(l, SystemTime::now())),
+        "nodes": crate::json_number::wide(u128::from(l.max_node()) + 1),
+        "ids_per_tick": l.ids_per_tick(),
+        "ids_per_second_per_node": crate::json_number::float(l.capacity_per_second()),
+    })
+    .to_string()
 }
 
 #[cfg(test)]

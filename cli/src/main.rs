@@ -17,14 +17,17 @@ mod escape;
 mod format;
 mod gen;
 mod id128;
-mod json;
+mod json_number;
 mod layout_arg;
 mod layouts;
 mod lease;
 mod lifetime;
 mod node_arg;
+mod read;
 mod serve;
 mod store_args;
+mod store_url;
+mod store_words;
 mod time;
 mod value;
 

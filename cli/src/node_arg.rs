@@ -85,10 +85,10 @@ impl NodeArgs {
     }
 }
 
-/// A node number as `--node` takes it: the library's one rule ([`node::parse_number`]), the
+/// A node number as `--node` takes it: the CLI's one rule ([`value::parse_number`]), the
 /// same as for `SNOWMINT_NODE`.
 fn node_number(text: &str) -> Result<u64, String> {
-    node::parse_number(text).ok_or_else(|| {
+    value::parse_number(text).ok_or_else(|| {
         format!(
             "{} is not a node number: expected plain decimal digits (no sign, spaces or leading zeros)",
             quoted(text)
@@ -111,8 +111,13 @@ impl NodeSource for NodeFlag {
 
 /// A provider's error as the CLI reports it: exit status 2 when the number given is wrong
 /// (out of range, not a number, not set), 1 when the machine lacks what the source needs.
-fn cli_error(flag: &str, err: &NodeError) -> CliError {
-    match err {
+fn cli_error(flag: &str, error: &NodeError) -> CliError {
+    // The library names its own method where the command line has a flag.
+    let err = error.to_string().replace(
+        "(100.64.0.0/10 only when asked: PrivateIpv4::allow_shared)",
+        "(100.64.0.0/10 only with --allow-shared)",
+    );
+    match error {
         NodeError::OutOfRange { .. }
         | NodeError::EnvMissing { .. }
         | NodeError::EnvInvalid { .. }
@@ -200,6 +205,17 @@ mod tests {
                 "{from}"
             );
         }
+    }
+
+    #[test]
+    fn no_library_method_name_reaches_the_operator() {
+        let err = NodeError::NoPrivateIpv4 {
+            shared_allowed: false,
+            seen: vec![Ipv4Addr::new(100, 64, 0, 1)],
+        };
+        let e = cli_error("--node-from ip: ", &err);
+        assert!(!e.message().contains("PrivateIpv4"), "{}", e.message());
+        assert!(e.message().contains("--allow-shared"), "{}", e.message());
     }
 
     #[test]
@@ -294,9 +310,14 @@ mod tests {
             for err in errors {
                 let cli = cli_error("--node-from x: ", err);
                 assert_eq!(cli.kind(), kind, "{err}");
-                // The library's message, naming the rule, follows the flag unchanged.
+                // The library's message, naming the rule, follows the flag (its method name
+                // given as the flag).
+                let said = err.to_string().replace(
+                    "(100.64.0.0/10 only when asked: PrivateIpv4::allow_shared)",
+                    "(100.64.0.0/10 only with --allow-shared)",
+                );
                 assert!(
-                    cli.message().starts_with(&format!("--node-from x: {err}")),
+                    cli.message().starts_with(&format!("--node-from x: {said}")),
                     "{}",
                     cli.message()
                 );

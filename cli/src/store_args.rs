@@ -15,9 +15,9 @@ use snowmint::etcd::EtcdLease;
 use snowmint::lease::{LeaseError, Password};
 use snowmint::redis::RedisLease;
 
-use crate::error::CliError;
+use crate::error::{with_cause, CliError};
 use crate::escape::quoted;
-use crate::serve::with_cause;
+use crate::store_url;
 use crate::value::{self, duration};
 
 /// The environment variable the store's password is read from.
@@ -32,12 +32,13 @@ pub struct StoreArgs {
         long,
         value_name = "NAME",
         default_value = "default",
-        requires = "lease"
+        requires = "lease",
+        value_parser = value::text(namespace)
     )]
     pub namespace: String,
 
     /// The connect, read and write timeout of each call to the lease's store (etcd tries the
-    /// next endpoint after it) [default: a tenth of the TTL]
+    /// next endpoint after it) [default: a tenth of the TTL for `serve`, 5s for `lease`]
     #[arg(long, alias = "redis-timeout", value_name = "DURATION", requires = "lease", value_parser = value::text(duration))]
     pub lease_timeout: Option<Duration>,
 
@@ -68,12 +69,24 @@ pub struct StoreArgs {
 impl StoreArgs {
     /// An etcd lease on `url` (`etcd://` or `etcds://`) with these settings.
     pub fn etcd(&self, url: &str) -> Result<EtcdLease, CliError> {
+        refuse_password(url)?;
+        if store_url::shown(url) != url {
+            return Err(CliError::input(format_args!(
+                "--lease {}: etcd takes its user from --lease-user, not from the URL",
+                store_url::shown(url)
+            )));
+        }
         let mut lease = EtcdLease::new(url).map_err(parsed)?;
         if let Some(ca) = &self.lease_cacert {
-            lease = lease.ca_pem(&read("--lease-cacert", ca)?).map_err(parsed)?;
+            lease = lease
+                .ca_pem(&read("--lease-cacert", ca, FILE_LIMIT)?)
+                .map_err(parsed)?;
         }
         if let (Some(cert), Some(key)) = (&self.lease_cert, &self.lease_key) {
-            let (cert, key) = (read("--lease-cert", cert)?, read("--lease-key", key)?);
+            let (cert, key) = (
+                read("--lease-cert", cert, FILE_LIMIT)?,
+                read("--lease-key", key, FILE_LIMIT)?,
+            );
             lease = lease.client_cert_pem(&cert, &key).map_err(parsed)?;
         }
         match (
@@ -100,12 +113,8 @@ impl StoreArgs {
     /// A Redis lease on `url` (`redis://` or `rediss://`, `USER@` before the host for an ACL
     /// user) with these settings. A password inside the URL is refused.
     pub fn redis(&self, url: &str) -> Result<RedisLease, CliError> {
-        if url_has_password(url) {
-            return Err(CliError::input(format_args!(
-                "--lease: the URL holds a password, which every user of this machine can read in \
-                 the process list; remove it and set {PASSWORD_ENV} or give --lease-password-file"
-            )));
-        }
+        refuse_password(url)?;
+        store_url::redis_db(url).map_err(CliError::input)?;
         if let Some(user) = &self.lease_user {
             return Err(CliError::input(format_args!(
                 "--lease-user {} is for etcd; for Redis name the ACL user in the URL, \
@@ -115,10 +124,15 @@ impl StoreArgs {
         }
         let mut lease = RedisLease::new(url).map_err(parsed)?;
         if let Some(ca) = &self.lease_cacert {
-            lease = lease.ca_pem(&read("--lease-cacert", ca)?).map_err(parsed)?;
+            lease = lease
+                .ca_pem(&read("--lease-cacert", ca, FILE_LIMIT)?)
+                .map_err(parsed)?;
         }
         if let (Some(cert), Some(key)) = (&self.lease_cert, &self.lease_key) {
-            let (cert, key) = (read("--lease-cert", cert)?, read("--lease-key", key)?);
+            let (cert, key) = (
+                read("--lease-cert", cert, FILE_LIMIT)?,
+                read("--lease-key", key, FILE_LIMIT)?,
+            );
             lease = lease.client_cert_pem(&cert, &key).map_err(parsed)?;
         }
         if let Some(password) = self.password(std::env::var(PASSWORD_ENV).ok())? {
@@ -132,7 +146,7 @@ impl StoreArgs {
     fn password(&self, env: Option<String>) -> Result<Option<Password>, CliError> {
         let text = match &self.lease_password_file {
             Some(file) => {
-                let bytes = read("--lease-password-file", file)?;
+                let bytes = read("--lease-password-file", file, PASSWORD_FILE_LIMIT)?;
                 let text = String::from_utf8(bytes).map_err(|_| {
                     CliError::input(format_args!(
                         "--lease-password-file {}: not UTF-8 text",
@@ -177,29 +191,57 @@ pub fn store_kind(url: &str) -> Result<StoreKind, CliError> {
         Ok(StoreKind::Redis)
     } else {
         Err(CliError::input(format_args!(
-            "--lease: {url:?} is neither a Redis URL (redis://HOST:PORT/DB, rediss:// for TLS) \
-             nor an etcd cluster (etcd://HOST:PORT,HOST:PORT,..., etcds:// for TLS)"
+            "--lease {}: neither a Redis URL (redis://HOST:PORT/DB, rediss:// for TLS) \
+             nor an etcd cluster (etcd://HOST:PORT,HOST:PORT,..., etcds:// for TLS)",
+            quoted(store_url::shown(url))
         )))
     }
 }
 
-/// Whether a Redis URL's user part holds a password (`redis://USER:PASS@` or `redis://:PASS@`).
-fn url_has_password(url: &str) -> bool {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let authority = rest.split('/').next().unwrap_or("");
-    authority
-        .rsplit_once('@')
-        .is_some_and(|(user_info, _)| user_info.contains(':'))
+/// A namespace: any text but the empty one (every service of the fleet would share it by
+/// mistake).
+fn namespace(text: &str) -> Result<String, String> {
+    if text.is_empty() {
+        return Err("the namespace is empty: name one per ID space, e.g. orders".to_owned());
+    }
+    Ok(text.to_owned())
 }
 
-/// A file's bytes, or an error naming the flag and the file.
-fn read(flag: &str, path: &Path) -> Result<Vec<u8>, CliError> {
-    std::fs::read(path).map_err(|e| {
-        CliError::input(format_args!(
-            "{flag} {}: {e}",
-            quoted(path.display().to_string())
-        ))
-    })
+/// Refuses a URL that holds a password (any store: it would show in the process list).
+fn refuse_password(url: &str) -> Result<(), CliError> {
+    if store_url::has_password(url) {
+        return Err(CliError::input(format_args!(
+            "--lease {}: the URL holds a password, which every user of this machine can read in \
+             the process list; remove it and set {PASSWORD_ENV} or give --lease-password-file",
+            store_url::shown(url)
+        )));
+    }
+    Ok(())
+}
+
+/// The most bytes a certificate, key or password file may hold: far more than any real one,
+/// and a bound on what a wrong path (`/dev/zero`, a log file) makes the process read.
+pub const FILE_LIMIT: u64 = 1 << 20;
+
+/// The most bytes `--lease-password-file` may hold.
+pub const PASSWORD_FILE_LIMIT: u64 = 4 << 10;
+
+/// A file's bytes (at most `limit`), or an error naming the flag, the file and the bound.
+fn read(flag: &str, path: &Path, limit: u64) -> Result<Vec<u8>, CliError> {
+    use std::io::Read;
+    let named = || quoted(path.display().to_string());
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(limit + 1).read_to_end(&mut bytes))
+        .map_err(|e| CliError::input(format_args!("{flag} {}: {e}", named())))?;
+    if bytes.len() as u64 > limit {
+        return Err(CliError::input(format_args!(
+            "{flag} {}: larger than {limit} bytes, more than such a file ever holds; is it the \
+             right file?",
+            named()
+        )));
+    }
+    Ok(bytes)
 }
 
 fn parsed(e: LeaseError) -> CliError {
@@ -209,14 +251,6 @@ fn parsed(e: LeaseError) -> CliError {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_password_in_a_redis_url_is_found() {
-        assert!(url_has_password("rediss://minter:pw@h:6380/"));
-        assert!(url_has_password("redis://:pw@h:6379/0"));
-        assert!(!url_has_password("rediss://minter@h:6380/"));
-        assert!(!url_has_password("redis://h:6379/"));
-    }
 
     #[test]
     fn the_password_comes_from_the_file_else_the_environment_and_is_never_printed() {

@@ -65,10 +65,20 @@ pub fn choice<T: ValueEnum + Clone + Send + Sync + 'static>() -> Text<T> {
     }
 }
 
-/// A count or number: canonical decimal digits (no sign, spaces or leading zeros), the one
-/// rule node numbers follow too (`snowmint::node::parse_number`).
+/// The one rule for a number written as text on the command line and in the service's query
+/// strings (counts, node numbers, ranges, layout fields): plain ASCII decimal digits, without
+/// sign, spaces or leading zeros (`0` itself is fine), at most `u64::MAX`: the canonical
+/// decimal that [`snowmint::Id`]'s `FromStr` reads, so a number has one spelling (the rule
+/// the library applies to `SNOWMINT_NODE` too).
+pub fn parse_number(text: &str) -> Option<u64> {
+    snowmint::Id::parse(text, snowmint::Encoding::Decimal)
+        .ok()
+        .map(snowmint::Id::to_u64)
+}
+
+/// A count or number by [`parse_number`]'s rule, or an error saying what is allowed.
 pub fn number(text: &str) -> Result<u64, String> {
-    snowmint::node::parse_number(text).ok_or_else(|| {
+    parse_number(text).ok_or_else(|| {
         format!(
             "{} is not a number: expected plain decimal digits (no sign, spaces or leading zeros), 0 to {}",
             quoted(text),
@@ -114,4 +124,34 @@ pub fn duration(text: &str) -> Result<std::time::Duration, String> {
             quoted(text)
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_number;
+
+    #[test]
+    fn only_canonical_decimal_digits_are_numbers() {
+        assert_eq!(parse_number("0"), Some(0));
+        assert_eq!(parse_number("7"), Some(7));
+        assert_eq!(parse_number("18446744073709551615"), Some(u64::MAX));
+        for bad in [
+            "",
+            "+1",
+            "-1",
+            " 7",
+            "7 ",
+            "\t7",
+            "7\n",
+            "07",
+            "00",
+            "1.0",
+            "0x10",
+            "1 2",
+            "18446744073709551616",
+            "\u{661}",
+        ] {
+            assert_eq!(parse_number(bad), None, "{bad:?}");
+        }
+    }
 }

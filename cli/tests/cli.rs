@@ -9,7 +9,7 @@ use assert_cmd::Command;
 use serde_json::Value;
 use snowmint::{Encoding, Id, Layout, TimeGrid};
 
-/// Every `--format`.
+/// Every encoding `--to` writes.
 const FORMATS: [&str; 10] = [
     "decimal",
     "base2",
@@ -128,7 +128,7 @@ fn gen_across_used_up_ticks_is_unique_increasing_and_never_ahead_of_time() {
                 layout_name,
                 "--node",
                 "3",
-                "-f",
+                "--to",
                 format,
             ]);
             let after = unix_millis_now();
@@ -182,7 +182,7 @@ fn every_format_round_trips_through_decode() {
             // Mastodon has no node field.
             let node = if layout == "mastodon" { "0" } else { "5" };
             let text = ok(&[
-                "gen", "-n", "40", "-l", layout, "--node", node, "-f", format,
+                "gen", "-n", "40", "-l", layout, "--node", node, "--to", format,
             ]);
             let texts: Vec<&str> = text.lines().collect();
             assert_eq!(texts.len(), 40);
@@ -217,7 +217,7 @@ fn every_format_round_trips_through_decode() {
 fn detection_reads_the_right_id_or_asks_for_from() {
     let mut unambiguous = 0;
     for format in DETECTED {
-        let text = ok(&["gen", "-n", "30", "-f", format]);
+        let text = ok(&["gen", "-n", "30", "--to", format]);
         for t in text.lines() {
             let id = Id::parse(
                 t.trim_matches('"'),
@@ -361,7 +361,13 @@ fn compose_then_decode_gives_back_the_time_node_and_sequence() {
     let minted: u64 = ok(&["gen"]).trim().parse().unwrap();
     assert!(minted >= floor);
     // Other formats, read back by the library.
-    let b58 = ok(&["compose", "--time", "2026-01-01T00:00:00Z", "-f", "base58"]);
+    let b58 = ok(&[
+        "compose",
+        "--time",
+        "2026-01-01T00:00:00Z",
+        "--to",
+        "base58",
+    ]);
     assert_eq!(
         Id::parse(b58.trim(), Encoding::Base58),
         Ok(Id::from_u64(first))
@@ -743,7 +749,7 @@ fn bwmarrin_forms_are_named_encodings_never_guessed() {
         t,
         "--node",
         "1",
-        "-f",
+        "--to",
         "bwmarrin-base64",
     ]);
     assert_eq!(text.trim(), classic);
@@ -753,7 +759,7 @@ fn bwmarrin_forms_are_named_encodings_never_guessed() {
         t,
         "--node",
         "1",
-        "-f",
+        "--to",
         "bwmarrin-bytes",
     ]);
     assert_eq!(text.trim(), "1283328784765816832");

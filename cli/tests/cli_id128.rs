@@ -89,7 +89,7 @@ fn gen_refuses_the_64_bit_flags_for_128_bit_kinds() {
         ("--layout", &["--layout", "sonyflake"][..]),
         ("--node", &["--node", "3"][..]),
         ("--node-from", &["--node-from", "env"][..]),
-        ("--format", &["--format", "decimal"][..]),
+        ("--to", &["--to", "decimal"][..]),
     ] {
         for kind in ["uuid7", "ulid"] {
             let mut all = vec!["gen", "--kind", kind];

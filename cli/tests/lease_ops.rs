@@ -114,6 +114,7 @@ fn raise(url: &str, ns: &str, to: &str) -> String {
         ns,
         "--to",
         to,
+        "--yes",
     ]);
     assert!(
         out.status.success(),

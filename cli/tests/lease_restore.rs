@@ -164,6 +164,7 @@ fn restore_then_raise(url: &str, backup: impl FnOnce(), restore: impl FnOnce()) 
         "restore",
         "--to",
         &lost_at.to_string(),
+        "--yes",
     ]);
     assert!(
         out.status.success(),

@@ -108,7 +108,10 @@ fn every_endpoint_answers() {
         ),
         Some(2.0)
     );
-    assert_eq!(metric(&m, "snowmint_http_ids_total"), Some(5004.0));
+    assert_eq!(
+        metric(&m, r#"snowmint_http_ids_total{kind="snowflake"}"#),
+        Some(5004.0)
+    );
     assert_eq!(metric(&m, "snowmint_serve_minting"), Some(1.0));
     assert!(
         m.contains("# TYPE snowmint_http_request_duration_seconds histogram"),
@@ -141,13 +144,15 @@ fn every_bad_request_gets_a_json_error_naming_its_rule() {
         // Parameters an endpoint does not take are ignored, so /ids?count=2 lacks n.
         ("/ids?count=2", 400, "n_missing", "/ids?n=100"),
         ("/ids?n=%3", 400, "bad_query", "two hex digits"),
-        ("/decode/abc", 400, "bad_id", "not a decimal ID"),
-        ("/decode/-1", 400, "bad_id", "not a decimal ID"),
+        // Any encoding is read: a text that reads in several is refused, naming `from`.
+        ("/decode/abc", 400, "bad_id", "?from=hex"),
+        ("/decode/abc?from=base2", 400, "bad_id", "not a base2 ID"),
+        ("/decode/-1", 400, "bad_id", "read furthest as decimal"),
         (
             "/decode/18446744073709551616",
             400,
             "bad_id",
-            "not a decimal ID",
+            "read furthest as decimal: value exceeds",
         ),
         // Twitter's IDs are 63 bits wide.
         ("/decode/18446744073709551615", 400, "bad_id", "too wide"),
@@ -169,6 +174,8 @@ fn every_bad_request_gets_a_json_error_naming_its_rule() {
     }
     let post = request(server.port, "POST", "/id", &[]);
     assert_eq!(post.status, 405);
+    assert_eq!(post.header("allow"), Some("GET"), "a minting route");
+    let post = request(server.port, "POST", "/livez", &[]);
     assert_eq!(post.header("allow"), Some("GET, HEAD"));
     assert_eq!(post.error_code(), "method_not_allowed");
 
@@ -182,7 +189,10 @@ fn every_bad_request_gets_a_json_error_naming_its_rule() {
         Some(10.0),
         "{m}"
     );
-    assert_eq!(metric(&m, "snowmint_http_ids_total"), Some(0.0));
+    assert_eq!(
+        metric(&m, r#"snowmint_http_ids_total{kind="snowflake"}"#),
+        Some(0.0)
+    );
     assert!(server.stop().success());
 }
 

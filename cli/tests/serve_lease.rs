@@ -179,6 +179,14 @@ fn a_dead_redis_fences_the_service_until_it_returns() {
     assert_eq!(node_of(&server), node);
     let again = server.get("/id");
     assert_eq!(again.status, 200, "{}", again.text());
+    // Both changes were logged (issue 40: fencing was silent), the fence with its cause.
+    poll(LEASE_LIMIT, "the fence and the recovery logged", || {
+        let log = server.stderr();
+        (log.contains(&format!("node {node} fenced: not minting"))
+            && log.contains("cause: ")
+            && log.contains(&format!("node {node} minting again")))
+        .then_some(())
+    });
     assert!(server.stop().success(), "{}", server.stderr());
 }
 

@@ -65,7 +65,10 @@ fn at_the_sequence_cap_requests_wait_and_no_error_is_counted() {
             || m.contains(r#"snowmint_wait_seconds{reason="exhausted",quantile="#),
         "{m}"
     );
-    assert_eq!(metric(&m, "snowmint_http_ids_total"), Some(6_400.0));
+    assert_eq!(
+        metric(&m, r#"snowmint_http_ids_total{kind="snowflake"}"#),
+        Some(6_400.0)
+    );
     // Every family has its HELP line.
     let families: BTreeSet<&str> = m
         .lines()

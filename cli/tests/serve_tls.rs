@@ -162,6 +162,8 @@ fn serve_leases_from_rediss_as_an_acl_user_and_refuses_bad_credentials() {
     assert_eq!(ok, "OK");
     let url = server.url_as("minter");
     mints_and_keeps_the_password_to_itself(&flags(&url, &certs, &certs.ca, &password_file));
+    // Messages show the URL without its user part (issue 40: no userinfo in any output).
+    let shown = format!("rediss://127.0.0.1:{}/", server.port());
     // A namespace outside the user's key pattern.
     let mut outside = flags(&url, &certs, &certs.ca, &password_file);
     let at = outside
@@ -172,7 +174,7 @@ fn serve_leases_from_rediss_as_an_acl_user_and_refuses_bad_credentials() {
     outside[at] = "orders".to_string();
     exits_with(
         &outside,
-        &[&format!("--lease {url}: could not"), "can't access"],
+        &[&format!("--lease {shown}: could not"), "can't access"],
     );
     // A wrong password, from the file; a CA that signed nothing of the server's.
     let wrong_file = password_file.with_file_name("wrong-password");
@@ -180,13 +182,13 @@ fn serve_leases_from_rediss_as_an_acl_user_and_refuses_bad_credentials() {
     exits_with(
         &flags(&url, &certs, &certs.ca, &wrong_file),
         &[
-            &format!("--lease {url}: could not"),
+            &format!("--lease {shown}: could not"),
             "authentication failed",
         ],
     );
     exits_with(
         &flags(&url, &certs, &certs.other_ca, &password_file),
-        &[&format!("--lease {url}: could not"), "UnknownIssuer"],
+        &[&format!("--lease {shown}: could not"), "UnknownIssuer"],
     );
     // A password in the URL is refused before anything is connected.
     let with_password = format!("rediss://minter:{PASSWORD}@127.0.0.1:{}/", server.port());

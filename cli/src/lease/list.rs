@@ -5,12 +5,14 @@ use std::time::Duration;
 
 use snowmint::lease::{NamespaceState, NodeState, RecordState};
 
-use super::{store_error, Store};
+use super::record_layout;
+use super::site::{store_error, Store};
 use crate::error::CliError;
-use crate::json::{self, Object};
+use crate::layout_arg::spec;
 use crate::time::display_millis;
 
 /// Show each node of the namespace (holder, fencing token, time left, mark) and its record
+/// (its layout in the form --layout takes)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -74,8 +76,17 @@ fn record_line(r: &RecordState) -> String {
         "record: incarnation {}, TTL {}, layout {}, {stamped}, floor {floor}\n",
         r.incarnation,
         humantime::format_duration(r.ttl),
-        r.layout,
+        layout_text(&r.layout),
     )
+}
+
+/// The record's layout in the CLI's spec form (as `--layout` takes it) with its node range,
+/// or the store's words when they do not read back.
+fn layout_text(words: &str) -> String {
+    match record_layout::parse(words) {
+        Some((layout, max_node)) => format!("{} (nodes 0 to {max_node})", spec(&layout)),
+        None => words.to_owned(),
+    }
 }
 
 fn node_line(n: &NodeState) -> String {
@@ -83,8 +94,9 @@ fn node_line(n: &NodeState) -> String {
         None => "free".to_owned(),
         Some(h) => {
             let mut s = format!("held by {h}");
-            if let Some(t) = n.token {
-                s += &format!(", token {t}");
+            match n.token {
+                Some(t) => s += &format!(", fencing token {t}"),
+                None => s += ", no fencing token (the store keeps none)",
             }
             if let Some(left) = n.lease_left {
                 s += &format!(", {} left", secs(left));
@@ -104,35 +116,37 @@ fn to_json(namespace: &str, backend: &str, state: &NamespaceState) -> String {
     let time = |ms: Option<u64>| ms.map(display_millis);
     let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
     let record = state.record.as_ref().map(|r| {
-        Object::new()
-            .string("incarnation", &r.incarnation)
-            .number("ttl_ms", millis(r.ttl))
-            .string("layout", &r.layout)
-            .boolean("settled", r.settled)
-            .string_or_null("stamped_by", r.stamped_by.as_deref())
-            .string_or_null("floor", time(r.floor_unix_millis).as_deref())
-            .number_or_null("floor_unix_millis", r.floor_unix_millis)
-            .finish()
+        serde_json::json!({
+            "incarnation": r.incarnation,
+            "ttl_ms": millis(r.ttl),
+            "layout": r.layout,
+            "layout_spec": record_layout::parse(&r.layout).map(|(l, _)| spec(&l)),
+            "settled": r.settled,
+            "stamped_by": r.stamped_by,
+            "floor": time(r.floor_unix_millis),
+            "floor_unix_millis": r.floor_unix_millis,
+        })
     });
-    let nodes: Vec<String> = state
+    let nodes: Vec<serde_json::Value> = state
         .nodes
         .iter()
         .map(|n| {
-            Object::new()
-                .number("node", n.node)
-                .string_or_null("holder", n.holder.as_deref())
-                .number_or_null("token", n.token)
-                .number_or_null("lease_left_ms", n.lease_left.map(millis))
-                .string_or_null("mark", time(n.mark_unix_millis).as_deref())
-                .number_or_null("mark_unix_millis", n.mark_unix_millis)
-                .string_or_null("mark_owner", n.mark_owner.as_deref())
-                .finish()
+            serde_json::json!({
+                "node": n.node,
+                "holder": n.holder,
+                "token": n.token,
+                "lease_left_ms": n.lease_left.map(millis),
+                "mark": time(n.mark_unix_millis),
+                "mark_unix_millis": n.mark_unix_millis,
+                "mark_owner": n.mark_owner,
+            })
         })
         .collect();
-    Object::new()
-        .string("namespace", namespace)
-        .string("backend", backend)
-        .json_or_null("record", record.as_deref())
-        .json_or_null("nodes", Some(&json::array(&nodes)))
-        .finish()
+    serde_json::json!({
+        "namespace": namespace,
+        "backend": backend,
+        "record": record,
+        "nodes": nodes,
+    })
+    .to_string()
 }

@@ -2,9 +2,12 @@
 //! to at least `--to`.
 
 use std::io::{self, Write};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::{store_error, Store};
+use snowmint::Layout;
+
+use super::record_layout;
+use super::site::{store_error, Store};
 use crate::error::CliError;
 use crate::time::{self, display_millis};
 use crate::value;
@@ -13,8 +16,13 @@ use crate::value;
 ///
 /// The recovery step after the lease's store was restored from an older backup: give the
 /// time of the loss (the backup's restore, or the fail-over) or later. Every claim then
-/// starts after max(its node's mark, the floor), also a node that has no mark. Safe while
-/// servers hold leases: their renewals never lower a raised mark.
+/// starts after max(its node's mark, the floor), also a node that has no mark.
+///
+/// A floor is never lowered, so a wrong one is costly: a floor ahead of the clock keeps
+/// every new claim of the namespace from minting until the clock passes it. So the command
+/// first prints what it will do and changes nothing unless --yes is given; it refuses a
+/// TIME past the layout's expiry (the namespace could never mint again), and a TIME more
+/// than --max-ahead ahead of this machine's clock unless --force is given.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -24,6 +32,24 @@ pub struct Args {
     /// +09:00), Unix milliseconds (digits only), or 'now'
     #[arg(long, value_name = "TIME", value_parser = value::text(floor))]
     to: u64,
+
+    /// The furthest ahead of this machine's clock the floor may be without --force
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = value::text(value::duration))]
+    max_ahead: Duration,
+
+    /// Raise the floor further ahead than --max-ahead: no new claim in the namespace mints
+    /// until the clock passes it
+    #[arg(long)]
+    force: bool,
+
+    /// Do it: without --yes the command only prints what it would do, and exits 2
+    #[arg(long)]
+    yes: bool,
+
+    /// One JSON object: {"namespace", "backend", "to_unix_millis", "done", and once done
+    /// "raised" (the nodes whose marks were raised), "kept" and "floor_unix_millis"}
+    #[arg(long)]
+    json: bool,
 }
 
 /// TIME as Unix milliseconds (rounded up: the floor is never below the time given).
@@ -36,10 +62,54 @@ fn floor(text: &str) -> Result<u64, String> {
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let site = args.store.site()?;
+    let state = site
+        .list()
+        .map_err(|e| store_error("read", &args.store, &e))?;
+    let layout = state
+        .record
+        .as_ref()
+        .and_then(|r| record_layout::parse(&r.layout))
+        .map(|(layout, _)| layout);
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    check(args.to, now, layout.as_ref(), args.max_ahead, args.force)?;
+    let ns = &args.store.store.namespace;
+    let ahead = args.to.saturating_sub(now);
+    let plan = format!(
+        "namespace {ns:?} on {}: every mark below {} ({}) and the record's floor raised to it{}\n",
+        site.backend(),
+        display_millis(args.to),
+        args.to,
+        if ahead > 0 {
+            format!(
+                "; {} ahead of this clock: no new claim mints until then",
+                humantime::format_duration(Duration::from_millis(ahead))
+            )
+        } else {
+            String::new()
+        }
+    );
+    if !args.yes {
+        let plan = if args.json {
+            let object = serde_json::json!({
+                "namespace": ns,
+                "backend": site.backend(),
+                "to_unix_millis": args.to,
+                "done": false,
+            });
+            object.to_string() + "\n"
+        } else {
+            plan
+        };
+        io::stdout().lock().write_all(plan.as_bytes())?;
+        return Err(CliError::input(
+            "nothing was changed: run again with --yes to raise the floor (it is never lowered)",
+        ));
+    }
     let raised = site
         .raise_floor(args.to)
         .map_err(|e| store_error("raise the floor of", &args.store, &e))?;
-    let ns = &args.store.store.namespace;
     let nodes = if raised.raised.is_empty() {
         String::new()
     } else {
@@ -63,7 +133,54 @@ pub fn run(args: Args) -> Result<(), CliError> {
                  one TTL plus the margin, and starts after the marks)\n"
             .to_owned(),
     };
+    if args.json {
+        let object = serde_json::json!({
+            "namespace": ns,
+            "backend": site.backend(),
+            "to_unix_millis": args.to,
+            "done": true,
+            "raised": raised.raised,
+            "kept": raised.kept,
+            "floor_unix_millis": raised.floor_unix_millis,
+        });
+        out = object.to_string() + "\n";
+    }
     io::stdout().lock().write_all(out.as_bytes())?;
+    Ok(())
+}
+
+/// Refuses a floor `to` (Unix milliseconds) past `layout`'s expiry (when the record names
+/// it), or more than `max_ahead` ahead of `now` unless `force`.
+fn check(
+    to: u64,
+    now: u64,
+    layout: Option<&Layout>,
+    max_ahead: Duration,
+    force: bool,
+) -> Result<(), CliError> {
+    if let Some(layout) = layout {
+        let expiry = layout.expiry_unix_millis();
+        if to >= expiry {
+            return Err(CliError::input(format_args!(
+                "--to {} ({to}) is at or past the namespace's layout expiry {} ({expiry}): no ID \
+                 could ever be minted after it, so the namespace would never mint again (is it \
+                 microseconds given as milliseconds?)",
+                display_millis(to),
+                display_millis(expiry)
+            )));
+        }
+    }
+    let ahead = Duration::from_millis(to.saturating_sub(now));
+    if ahead > max_ahead && !force {
+        return Err(CliError::input(format_args!(
+            "--to {} ({to}) is {} ahead of this machine's clock, more than --max-ahead {}: no new \
+             claim in the namespace would mint until then (and the floor is never lowered); \
+             give --force to do it anyway",
+            display_millis(to),
+            humantime::format_duration(Duration::from_secs(ahead.as_secs())),
+            humantime::format_duration(max_ahead)
+        )));
+    }
     Ok(())
 }
 
@@ -89,5 +206,24 @@ mod tests {
         );
         let bad = floor("yesterday").unwrap_err();
         assert!(bad.contains("RFC 3339"), "{bad}");
+    }
+
+    #[test]
+    fn a_floor_past_the_expiry_or_too_far_ahead_is_refused() {
+        use super::*;
+        let twitter = Layout::TWITTER;
+        let now = 1_796_410_800_000;
+        let hour = Duration::from_secs(3600);
+        // Microseconds typed as milliseconds: the year 58,900.
+        let e = check(1_796_503_041_214_000, now, Some(&twitter), hour, true).unwrap_err();
+        assert!(
+            e.message().contains("past the namespace's layout expiry"),
+            "{}",
+            e.message()
+        );
+        let e = check(now + 2 * 3_600_000, now, Some(&twitter), hour, false).unwrap_err();
+        assert!(e.message().contains("2h ahead"), "{}", e.message());
+        assert!(check(now + 2 * 3_600_000, now, Some(&twitter), hour, true).is_ok());
+        assert!(check(now, now, None, hour, false).is_ok());
     }
 }

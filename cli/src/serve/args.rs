@@ -14,8 +14,12 @@ use crate::value::{self, duration};
 /// of a second by one shard of Twitter's layout; larger batches belong in several requests.
 pub const MAX_BATCH_LIMIT: u64 = 1_000_000;
 
-/// Run an HTTP ID service: GET /id, /ids?n=N, /decode/{id}, /livez, /readyz, /healthz, /metrics,
-/// / (status).
+/// Run an HTTP ID service: GET /id, /ids?n=N, /uuid7?n=N, /ulid?n=N, /decode/{id}, /livez,
+/// /readyz, /healthz, /metrics, / (the status page).
+///
+/// The minting routes (/id, /ids, /uuid7, /ulid) answer GET only (HEAD gets 405: it would
+/// mint IDs nobody reads); /decode/{id} reads any encoding `snowmint decode` reads, UUIDv7
+/// and ULID too (?from=ENCODING to name it).
 ///
 /// One process serves IDs to clients in any language over HTTP/1.1. It mints on a sharded
 /// generator: the node field is split into a node number (from --node, --node-from or a
@@ -76,6 +80,24 @@ pub struct Args {
     /// stepped back; past it the request gets 503
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = value::text(duration))]
     pub max_wait: Duration,
+
+    /// The most connections open at once. At the cap a new connection takes the place of
+    /// the oldest one with no request in flight (an idle or half-open socket); while every
+    /// one has a request in flight, 16 more are taken that answer only /livez, /readyz,
+    /// /healthz and /metrics, and past those a connection is closed at once [default: 1024,
+    /// or the open-file limit (ulimit -n) less 64 when that is lower]
+    #[arg(long, value_name = "N", value_parser = value::text(max_connections))]
+    pub max_connections: Option<usize>,
+
+    /// How long a new connection may take to send its first request's whole head; past it
+    /// the connection is closed (silent or slow clients hold no descriptor for long)
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = value::text(timeout))]
+    pub header_timeout: Duration,
+
+    /// How long a keep-alive connection may take from an answer to the next request's
+    /// whole head before it is closed (at least --header-timeout)
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = value::text(timeout))]
+    pub idle_timeout: Duration,
 
     /// After SIGTERM or Ctrl-C, how long requests in flight may take before the server
     /// closes their connections and exits anyway
@@ -144,6 +166,22 @@ fn number_in(text: &str, range: RangeInclusive<u64>, what: &str) -> Result<u64, 
         })
 }
 
+fn max_connections(text: &str) -> Result<usize, String> {
+    number_in(text, 1..=1_000_000, "a number of connections").map(|n| n as usize)
+}
+
+/// A timeout: a duration from 1 ms to 1 hour.
+fn timeout(text: &str) -> Result<Duration, String> {
+    let d = duration(text)?;
+    if d < Duration::from_millis(1) || d > Duration::from_secs(3600) {
+        return Err(format!(
+            "{} is not a timeout: allowed 1ms to 1h",
+            quoted(text)
+        ));
+    }
+    Ok(d)
+}
+
 fn max_batch(text: &str) -> Result<u64, String> {
     number_in(text, 1..=MAX_BATCH_LIMIT, "a batch size")
 }
@@ -170,8 +208,8 @@ fn node_range(text: &str) -> Result<RangeInclusive<u64>, String> {
         )
     };
     let (first, last) = text.split_once('-').ok_or_else(bad)?;
-    let first = snowmint::node::parse_number(first).ok_or_else(bad)?;
-    let last = snowmint::node::parse_number(last).ok_or_else(bad)?;
+    let first = crate::value::parse_number(first).ok_or_else(bad)?;
+    let last = crate::value::parse_number(last).ok_or_else(bad)?;
     if first > last {
         return Err(bad());
     }

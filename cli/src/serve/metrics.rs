@@ -108,8 +108,12 @@ pub struct HttpMetrics {
     exporter: PrometheusHandle,
     requests: [[OnceLock<Counter>; STATUSES.len()]; Route::ALL.len()],
     latency: [OnceLock<Histogram>; Route::ALL.len()],
-    /// IDs handed out by `/id` and `/ids`.
+    /// 64-bit IDs handed out by `/id` and `/ids` (`kind="snowflake"`).
     pub ids: Counter,
+    /// UUIDv7s handed out by `/uuid7`.
+    pub uuid7s: Counter,
+    /// ULIDs handed out by `/ulid`.
+    pub ulids: Counter,
     minting: Gauge,
     in_flight: Gauge,
     tick_use: Gauge,
@@ -133,7 +137,11 @@ impl HttpMetrics {
             metrics::Unit::Seconds,
             "Time from a request's arrival to its response, by route"
         );
-        metrics::describe_counter!(IDS, metrics::Unit::Count, "IDs handed out by /id and /ids");
+        metrics::describe_counter!(
+            IDS,
+            metrics::Unit::Count,
+            "IDs handed out, by kind: snowflake (/id, /ids), uuid7 (/uuid7), ulid (/ulid)"
+        );
         metrics::describe_gauge!(
             IN_FLIGHT,
             metrics::Unit::Count,
@@ -151,7 +159,9 @@ impl HttpMetrics {
             exporter,
             requests: Default::default(),
             latency: Default::default(),
-            ids: metrics::counter!(IDS),
+            ids: metrics::counter!(IDS, "kind" => "snowflake"),
+            uuid7s: metrics::counter!(IDS, "kind" => "uuid7"),
+            ulids: metrics::counter!(IDS, "kind" => "ulid"),
             minting: metrics::gauge!(HEALTHY),
             in_flight: metrics::gauge!(IN_FLIGHT),
             tick_use: metrics::gauge!(TICK_USE),
@@ -196,6 +206,21 @@ impl HttpMetrics {
     /// page: the facade gives no way to read a counter back).
     pub fn sum(&self, name: &str) -> f64 {
         sum_of(&self.exporter.render(), name)
+    }
+
+    /// Requests answered with a status of the class `class` (`b'4'`: 4xx), over every route.
+    pub fn answered(&self, class: u8) -> f64 {
+        self.exporter
+            .render()
+            .lines()
+            .filter(|line| line.starts_with(REQUESTS) && line[REQUESTS.len()..].starts_with('{'))
+            .filter(|line| {
+                line.split("status=\"")
+                    .nth(1)
+                    .is_some_and(|rest| rest.as_bytes().first() == Some(&class))
+            })
+            .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+            .fold(0.0, |total, x| total + x)
     }
 
     /// Folds histogram samples into their buckets.

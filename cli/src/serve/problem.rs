@@ -9,7 +9,10 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::source::Refusal;
-use crate::json;
+
+/// Every route, as `serve --help` and the 404 answer list them.
+pub const ROUTES: &str = "GET /id, /ids?n=N, /uuid7?n=N, /ulid?n=N, /decode/{id}, /livez, \
+                          /readyz, /healthz, /metrics, / (the status page)";
 
 /// An error answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,10 +45,7 @@ impl Problem {
         Problem {
             status: StatusCode::NOT_FOUND,
             code: "not_found",
-            message: format!(
-                "no endpoint {}: GET /id, /ids?n=N, /uuid7?n=N, /ulid?n=N, /decode/{{id}}, /livez, /readyz, /healthz, /metrics",
-                crate::escape::quoted(path)
-            ),
+            message: format!("no endpoint {}: {}", crate::escape::quoted(path), ROUTES),
             retry_after: None,
             state: None,
         }
@@ -86,13 +86,13 @@ pub fn retry_after_secs(wait: Duration) -> u64 {
 
 impl IntoResponse for Problem {
     fn into_response(self) -> Response {
-        let mut body = json::Object::new()
-            .string("error", self.code)
-            .string("message", &self.message);
+        let mut body = serde_json::Map::new();
+        body.insert("error".into(), self.code.into());
+        body.insert("message".into(), self.message.as_str().into());
         if let Some(state) = &self.state {
-            body = body.string("state", state);
+            body.insert("state".into(), state.as_str().into());
         }
-        let body = body.finish();
+        let body = serde_json::Value::Object(body).to_string();
         let mut response = (
             self.status,
             [

@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 use crate::escape::quoted;
+use crate::read::{self, Encoding};
 
 use super::problem::Problem;
 
@@ -61,6 +62,42 @@ fn percent_decoded(text: &str) -> Result<Cow<'_, str>, Problem> {
     String::from_utf8(out).map(Cow::Owned).map_err(|_| bad())
 }
 
+/// A 400 when `/id` is given `n` (it mints one ID; `/ids?n=N` mints N).
+pub fn refuse_n_on_id(query: Option<&str>) -> Option<Problem> {
+    let given = pairs(query).find_map(|pair| match pair {
+        Ok((key, value)) if key == "n" => Some(value.into_owned()),
+        _ => None,
+    })?;
+    Some(Problem::bad_request(
+        "n_not_taken",
+        format!(
+            "/id mints one ID and takes no n: ask /ids?n={} for a batch",
+            quoted(&given).trim_matches('\'')
+        ),
+    ))
+}
+
+/// `from`, the encoding of `/decode/{id}` ([`read::encoding_arg`]'s names), or `None` to
+/// detect it.
+pub fn from(query: Option<&str>) -> Result<Option<Encoding>, Problem> {
+    let mut from = None;
+    for pair in pairs(query) {
+        let (key, value) = pair?;
+        if key == "from" {
+            if from.is_some() {
+                return Err(Problem::bad_request(
+                    "from_repeated",
+                    "from is given more than once: give it once".to_owned(),
+                ));
+            }
+            let encoding = read::encoding_arg(&value)
+                .map_err(|why| Problem::bad_request("bad_from", format!("from: {why}")))?;
+            from = Some(encoding);
+        }
+    }
+    Ok(from)
+}
+
 /// The count asked for on `path`, checked against `1..=max`.
 pub fn count(path: &str, query: Option<&str>, max: u64) -> Result<u64, Problem> {
     let rule = || format!("n: plain decimal digits, 1 to {max}");
@@ -89,7 +126,7 @@ pub fn count(path: &str, query: Option<&str>, max: u64) -> Result<u64, Problem> 
             ),
         ));
     };
-    let value = snowmint::node::parse_number(&text).ok_or_else(|| {
+    let value = crate::value::parse_number(&text).ok_or_else(|| {
         Problem::bad_request(
             "n_not_a_number",
             format!(

@@ -5,12 +5,15 @@
 //! | `GET /id` | one decimal ID and a newline, `text/plain` |
 //! | `GET /ids?n=N` | `N` IDs (1 to `--max-batch`), one per line; with `Accept: application/json`, a JSON array of strings |
 //! | `GET /uuid7?n=N`, `GET /ulid?n=N` | `N` UUIDv7s or ULIDs in their canonical text, strictly increasing; the same query, limits, shapes, errors and readiness as `/ids` |
-//! | `GET /decode/{id}` | the ID's time, node, sequence and layout as JSON |
+//! | `GET /decode/{id}` | the ID's time, node, sequence and layout as JSON; any encoding `decode` reads, UUIDv7 and ULID too, detected or named by `?from=` |
 //! | `GET /livez` | 200 while the process runs |
 //! | `GET /readyz` | 200 while minting; else 503 naming the state ([`readiness`](super::readiness)) |
 //! | `GET /healthz` | 200 while minting; 503 while starting, or while the lease is fenced or lost |
 //! | `GET /metrics` | Prometheus text |
 //! | `GET /` | the status page: HTML, self-contained, reloading itself |
+//!
+//! The minting routes answer `GET` only: a `HEAD` would mint IDs nobody reads, so it gets
+//! 405 (`Allow: GET`); the other routes answer `GET` and `HEAD`.
 //!
 //! Every query string follows one grammar ([`query`]), on every endpoint: values are
 //! percent-decoded, a broken escape is a 400, and parameters an endpoint does not take are
@@ -26,7 +29,7 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, on, MethodFilter};
 use axum::Router;
 use snowmint::Layout;
 
@@ -36,22 +39,28 @@ use super::query;
 use super::source::Health;
 use super::status;
 use super::App;
-use crate::format::{self, Format};
 use crate::id128::{self, Kind};
-use crate::json;
+use crate::read::{self, AnyId};
 use crate::time::{self, Precision};
+use serde_json::{json, Map, Value};
 
 const TEXT: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
 const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");
 
+/// The routes that mint, which answer `GET` only.
+const MINTING: [&str; 4] = ["/id", "/ids", "/uuid7", "/ulid"];
+
 /// The service's router.
 pub fn router(app: Arc<App>) -> Router {
+    // axum answers HEAD with the GET handler when a route names no HEAD handler: minting
+    // IDs nobody reads. The minting routes name one that refuses.
+    let refuse_head = on(MethodFilter::HEAD, method_not_allowed);
     Router::new()
-        .route("/id", get(id))
-        .route("/ids", get(ids))
-        .route("/uuid7", get(uuid7))
-        .route("/ulid", get(ulid))
+        .route("/id", get(id).merge(refuse_head.clone()))
+        .route("/ids", get(ids).merge(refuse_head.clone()))
+        .route("/uuid7", get(uuid7).merge(refuse_head.clone()))
+        .route("/ulid", get(ulid).merge(refuse_head))
         .route("/decode/{id}", get(decode))
         .route("/livez", get(livez))
         .route("/readyz", get(readyz))
@@ -110,8 +119,12 @@ fn minter(app: &App) -> Result<&super::source::Minter, Problem> {
     })
 }
 
-/// `GET /id`.
-async fn id(State(app): State<Arc<App>>) -> Response {
+/// `GET /id`: one ID; a count is refused, naming `/ids` (answering one ID to `?n=5` would
+/// hide the mistake).
+async fn id(State(app): State<Arc<App>>, uri: Uri) -> Response {
+    if let Some(problem) = query::refuse_n_on_id(uri.query()) {
+        return problem.into_response();
+    }
     let minter = match minter(&app) {
         Ok(minter) => minter,
         Err(refused) => return refused.into_response(),
@@ -210,6 +223,10 @@ async fn ids128(app: &App, kind: Kind, uri: &Uri, headers: &HeaderMap) -> Respon
     while left > 0 {
         let chunk = usize::try_from(left).map_or(id128::CHUNK, |left| left.min(id128::CHUNK));
         gen.mint(chunk, |text| body.push_text(text));
+        match kind {
+            Kind::Uuid7 => app.metrics.uuid7s.increment(chunk as u64),
+            Kind::Ulid => app.metrics.ulids.increment(chunk as u64),
+        }
         left -= chunk as u64;
         if left > 0 {
             tokio::task::yield_now().await;
@@ -218,8 +235,13 @@ async fn ids128(app: &App, kind: Kind, uri: &Uri, headers: &HeaderMap) -> Respon
     ids_response(content_type, body.finish())
 }
 
-/// `GET /decode/{id}`: a decimal ID, decoded with the service's layout.
-async fn decode(State(app): State<Arc<App>>, id: Result<Path<String>, PathRejection>) -> Response {
+/// `GET /decode/{id}`: an ID in any encoding `snowmint decode` reads (UUIDv7 and ULID
+/// too), detected or named by `?from=`, decoded with the service's layout.
+async fn decode(
+    State(app): State<Arc<App>>,
+    uri: Uri,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
     let Ok(Path(text)) = id else {
         return Problem::bad_request(
             "bad_id",
@@ -227,13 +249,35 @@ async fn decode(State(app): State<Arc<App>>, id: Result<Path<String>, PathReject
         )
         .into_response();
     };
+    let from = match query::from(uri.query()) {
+        Ok(from) => from,
+        Err(problem) => return problem.into_response(),
+    };
     let layout = &app.layout;
-    match format::read_id(text.as_bytes(), Some(Format::Decimal), layout) {
-        Ok((id, encoding)) => {
+    match read::read(text.as_bytes(), from, layout) {
+        Ok(AnyId::Id(id, encoding)) => {
             let body = decoded(id, encoding.name(), layout, app.layout_name);
             ([(header::CONTENT_TYPE, JSON)], body).into_response()
         }
-        Err(message) => Problem::bad_request("bad_id", message).into_response(),
+        Ok(AnyId::Id128(wide)) => {
+            let ms = wide.unix_millis();
+            let stamp = time::format(
+                std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms),
+                Precision::Millis,
+            );
+            let body = json!({
+                "id": wide.to_string(),
+                "encoding": wide.kind().name(),
+                "time": stamp,
+                "unix_ms": ms,
+            })
+            .to_string();
+            ([(header::CONTENT_TYPE, JSON)], body).into_response()
+        }
+        // The command line's flag, as this route spells it.
+        Err(message) => {
+            Problem::bad_request("bad_id", message.replace("--from ", "?from=")).into_response()
+        }
     }
 }
 
@@ -247,36 +291,29 @@ fn decoded(id: snowmint::Id, encoding: &str, layout: &Layout, layout_name: &str)
     let d = layout.decode(id);
     let stamp = time::format(d.time(), Precision::for_nanos(layout.unit_nanos()));
     let fits = |bits: u8| bits <= 53;
-    let field = |o: json::Object, key: &str, value: u64, exact: bool| {
+    let field = |value: u64, exact: bool| -> Value {
         if exact {
-            o.number(key, value)
+            value.into()
         } else {
-            o.string(key, &value.to_string())
+            value.to_string().into()
         }
     };
-    let o = json::Object::new()
-        .string("id", &id.to_string())
-        .string("layout", layout_name)
-        .string("encoding", encoding)
-        .string_or_null("time", stamp.as_deref());
-    let o = field(
-        o,
-        "unix_ms",
-        d.unix_millis(),
-        layout.expiry_unix_millis() <= JS_MAX_SAFE,
-    );
-    let o = field(o, "ticks", d.ticks(), fits(layout.time_bits()));
-    let o = field(o, "node", d.node(), fits(layout.node_bits()));
-    let o = field(o, "sequence", d.sequence(), fits(layout.sequence_bits()));
-    o.finish()
+    json!({
+        "id": id.to_string(),
+        "layout": layout_name,
+        "encoding": encoding,
+        "time": stamp,
+        "unix_ms": field(d.unix_millis(), layout.expiry_unix_millis() <= JS_MAX_SAFE),
+        "ticks": field(d.ticks(), fits(layout.time_bits())),
+        "node": field(d.node(), fits(layout.node_bits())),
+        "sequence": field(d.sequence(), fits(layout.sequence_bits())),
+    })
+    .to_string()
 }
 
 /// `GET /livez`: the process runs (and answers).
 async fn livez() -> Response {
-    json_response(
-        StatusCode::OK,
-        json::Object::new().string("status", "live").finish(),
-    )
+    json_response(StatusCode::OK, json!({ "status": "live" }).to_string())
 }
 
 /// `GET /readyz`: 200 while minting; else the 503 the minting endpoints answer, naming the
@@ -287,13 +324,13 @@ async fn readyz(State(app): State<Arc<App>>) -> Response {
     match state.problem(&app.place(), now) {
         Some(problem) => problem.into_response(),
         None => {
-            let mut o = json::Object::new()
-                .string("status", "ready")
-                .string("state", &state.name());
+            let mut o = Map::new();
+            o.insert("status".into(), "ready".into());
+            o.insert("state".into(), state.name().into());
             if let Some(node) = state.node() {
-                o = o.number("node", node);
+                o.insert("node".into(), node.into());
             }
-            json_response(StatusCode::OK, o.finish())
+            json_response(StatusCode::OK, Value::Object(o).to_string())
         }
     }
 }
@@ -315,24 +352,25 @@ fn json_response(status: StatusCode, body: String) -> Response {
 async fn healthz(State(app): State<Arc<App>>) -> Response {
     let Some(minter) = app.minter() else {
         let state = app.state();
-        let mut o = json::Object::new()
-            .string("status", "starting")
-            .string("state", &state.name())
-            .string("layout", app.layout_name);
+        let mut o = Map::new();
+        o.insert("status".into(), "starting".into());
+        o.insert("state".into(), state.name().into());
+        o.insert("layout".into(), app.layout_name.into());
         if let Some(node) = state.node() {
-            o = o.number("node", node);
+            o.insert("node".into(), node.into());
         }
-        o = o.number("shard_bits", app.shard_bits).number(
-            "years_left",
-            crate::lifetime::years_left(&app.layout, std::time::SystemTime::now()),
-        );
+        o.insert("shard_bits".into(), app.shard_bits.into());
+        let years = crate::lifetime::years_left(&app.layout, std::time::SystemTime::now());
+        o.insert("years_left".into(), crate::json_number::float(years));
         if let Some(site) = &app.lease {
-            o = o
-                .string("source", "lease")
-                .string("namespace", &site.namespace)
-                .string("backend", site.backend);
+            o.insert("source".into(), "lease".into());
+            o.insert("namespace".into(), site.namespace.as_str().into());
+            o.insert("backend".into(), site.backend.into());
         }
-        return json_response(StatusCode::SERVICE_UNAVAILABLE, o.finish());
+        return json_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            Value::Object(o).to_string(),
+        );
     };
     let health = minter.health();
     let (status, word) = match health {
@@ -340,29 +378,32 @@ async fn healthz(State(app): State<Arc<App>>) -> Response {
         Health::Fenced => (StatusCode::SERVICE_UNAVAILABLE, "fenced"),
         Health::Lost => (StatusCode::SERVICE_UNAVAILABLE, "lost"),
     };
-    let mut o = json::Object::new()
-        .string("status", word)
-        .string("layout", app.layout_name)
-        .number("node", minter.node())
-        .number("shard_bits", app.shard_bits)
-        .number(
-            "years_left",
-            crate::lifetime::years_left(minter.layout(), std::time::SystemTime::now()),
-        );
-    o = match minter.namespace() {
-        Some(ns) => o.string("source", "lease").string("namespace", ns),
-        None => o.string("source", "fixed"),
-    };
+    let mut o = Map::new();
+    o.insert("status".into(), word.into());
+    o.insert("layout".into(), app.layout_name.into());
+    o.insert("node".into(), minter.node().into());
+    o.insert("shard_bits".into(), app.shard_bits.into());
+    let years = crate::lifetime::years_left(minter.layout(), std::time::SystemTime::now());
+    o.insert("years_left".into(), crate::json_number::float(years));
+    match minter.namespace() {
+        Some(ns) => {
+            o.insert("source".into(), "lease".into());
+            o.insert("namespace".into(), ns.into());
+        }
+        None => {
+            o.insert("source".into(), "fixed".into());
+        }
+    }
     if let Some(backend) = minter.backend() {
-        o = o.string("backend", backend);
+        o.insert("backend".into(), backend.into());
     }
     if let Some(token) = minter.token() {
-        o = o.number("token", token);
+        o.insert("token".into(), token.into());
     }
     if let Some(deadline) = minter.deadline_unix_millis() {
-        o = o.number("deadline_unix_ms", deadline);
+        o.insert("deadline_unix_ms".into(), deadline.into());
     }
-    json_response(status, o.finish())
+    json_response(status, Value::Object(o).to_string())
 }
 
 /// `GET /`: the status page.
@@ -399,11 +440,17 @@ async fn not_found(uri: Uri) -> Response {
 }
 
 async fn method_not_allowed(method: Method, uri: Uri) -> Response {
+    let minting = MINTING.contains(&uri.path());
+    let allowed = if minting {
+        "GET only: HEAD would mint IDs nobody reads"
+    } else {
+        "GET and HEAD"
+    };
     let mut response = Problem {
         status: StatusCode::METHOD_NOT_ALLOWED,
         code: "method_not_allowed",
         message: format!(
-            "{} is not allowed on {}: every endpoint answers GET (and HEAD)",
+            "{} is not allowed on {}: it answers {allowed}",
             crate::escape::quoted(method.as_str()),
             crate::escape::quoted(uri.path())
         ),
@@ -411,9 +458,10 @@ async fn method_not_allowed(method: Method, uri: Uri) -> Response {
         state: None,
     }
     .into_response();
+    let allow = if minting { "GET" } else { "GET, HEAD" };
     response
         .headers_mut()
-        .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
     response
 }
 

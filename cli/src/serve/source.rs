@@ -3,12 +3,14 @@
 
 use std::time::Duration;
 
-use super::pool::Pool;
 use snowmint::asynchronous::retry_with;
 use snowmint::{
     Clock, FenceError, Fenced, Id, IdBatch, IdSource, Layout, MintError, MintFailure,
     ShardedGenerator, TscClock,
 };
+
+use super::pool::Pool;
+use crate::error::with_cause;
 
 /// The service's generator, by where its node number came from. Generic over the clock
 /// only so that tests can stand time still.
@@ -265,16 +267,6 @@ impl Retry {
                 message: with_cause(&e),
             },
         }
-    }
-}
-
-/// The error and its source, as one line (the source once: an error whose message already
-/// ends with it is left as it is).
-pub fn with_cause(e: &dyn std::error::Error) -> String {
-    let text = e.to_string();
-    match e.source().map(|c| c.to_string()) {
-        Some(cause) if !text.ends_with(&cause) => format!("{text}: {cause}"),
-        _ => text,
     }
 }
 

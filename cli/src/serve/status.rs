@@ -34,6 +34,9 @@ pub struct Snapshot<'a> {
     pub served: u64,
     pub waits: f64,
     pub errors: f64,
+    /// Requests answered 4xx (the client's fault) and 5xx (the service's, or unavailable).
+    pub answered_4xx: f64,
+    pub answered_5xx: f64,
     /// IDs per second, oldest first.
     pub history: Vec<u64>,
 }
@@ -71,6 +74,8 @@ impl<'a> Snapshot<'a> {
             served: app.activity.total(),
             waits: app.metrics.sum("snowmint_waits_total"),
             errors: app.metrics.sum("snowmint_errors_total"),
+            answered_4xx: app.metrics.answered(b'4'),
+            answered_5xx: app.metrics.answered(b'5'),
             history: app.activity.history(),
         }
     }
@@ -112,7 +117,13 @@ fn html(text: &str) -> String {
 const WIDTH: f64 = 600.0;
 const HEIGHT: f64 = 120.0;
 
-/// The history as an SVG polyline, the newest second at the right edge.
+/// Room left of the plot for the rate axis' labels, and below it for the time axis'.
+const LEFT: f64 = 64.0;
+const BELOW: f64 = 20.0;
+const TOP: f64 = 6.0;
+
+/// The history as an SVG polyline, the newest second at the right edge, with axes: IDs per
+/// second up the left (0 and the peak), minutes before now along the bottom.
 fn chart(history: &[u64]) -> String {
     let peak = history.iter().copied().max().unwrap_or(0).max(1) as f64;
     let slots = super::activity::SECONDS as f64;
@@ -123,13 +134,46 @@ fn chart(history: &[u64]) -> String {
         let y = HEIGHT - count as f64 / peak * (HEIGHT - 4.0);
         let _ = write!(points, "{x:.1},{y:.1} ");
     }
+    let minutes = super::activity::SECONDS / 60;
+    let mut ticks = String::new();
+    for m in 0..=minutes {
+        let x = LEFT + WIDTH - m as f64 / minutes as f64 * WIDTH;
+        let label = if m == 0 {
+            "now".to_owned()
+        } else {
+            format!("-{m} min")
+        };
+        let _ = write!(
+            ticks,
+            "<line x1=\"{x:.1}\" y1=\"{b:.1}\" x2=\"{x:.1}\" y2=\"{t:.1}\" stroke=\"#57606a\"/>\
+             <text x=\"{x:.1}\" y=\"{l:.1}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#57606a\">{label}</text>",
+            b = TOP + HEIGHT,
+            t = TOP + HEIGHT + 4.0,
+            l = TOP + HEIGHT + 15.0,
+        );
+    }
     format!(
-        "<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{HEIGHT}\" \
-         viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=\"img\" aria-label=\"IDs per second, last {m} minutes\">\
-         <rect width=\"100%\" height=\"100%\" fill=\"#f6f8fa\"/>\
-         <polyline fill=\"none\" stroke=\"#0969da\" stroke-width=\"1.5\" points=\"{p}\"/>\
-         <text x=\"4\" y=\"12\" font-size=\"11\" fill=\"#57606a\">peak {peak} IDs/s</text></svg>",
-        m = super::activity::SECONDS / 60,
+        "<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
+         viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"IDs per second, last {minutes} minutes\">\
+         <rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{WIDTH}\" height=\"{HEIGHT}\" fill=\"#f6f8fa\"/>\
+         <g transform=\"translate({LEFT},{TOP})\">\
+         <polyline fill=\"none\" stroke=\"#0969da\" stroke-width=\"1.5\" points=\"{p}\"/></g>\
+         <line x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{bottom}\" stroke=\"#57606a\"/>\
+         <line x1=\"{LEFT}\" y1=\"{bottom}\" x2=\"{right}\" y2=\"{bottom}\" stroke=\"#57606a\"/>\
+         <text x=\"{lx}\" y=\"{py}\" font-size=\"10\" text-anchor=\"end\" fill=\"#57606a\">{peak}</text>\
+         <text x=\"{lx}\" y=\"{bottom}\" font-size=\"10\" text-anchor=\"end\" fill=\"#57606a\">0</text>\
+         <text x=\"{lx}\" y=\"{my}\" font-size=\"10\" text-anchor=\"end\" fill=\"#57606a\">IDs/s</text>\
+         {ticks}\
+         <text x=\"{tx}\" y=\"{ty}\" font-size=\"11\" fill=\"#57606a\">peak {peak} IDs/s</text></svg>",
+        w = LEFT + WIDTH + 24.0,
+        h = TOP + HEIGHT + BELOW,
+        bottom = TOP + HEIGHT,
+        right = LEFT + WIDTH,
+        lx = LEFT - 4.0,
+        py = TOP + 8.0,
+        my = TOP + HEIGHT / 2.0,
+        tx = LEFT + 4.0,
+        ty = TOP + 12.0,
         p = points.trim_end(),
     )
 }
@@ -197,7 +241,24 @@ pub fn render(s: &Snapshot<'_>) -> String {
     );
     row(&mut rows, "served", "IDs served", &s.served.to_string());
     row(&mut rows, "waits", "Waits", &format!("{:.0}", s.waits));
-    row(&mut rows, "errors", "Errors", &format!("{:.0}", s.errors));
+    row(
+        &mut rows,
+        "errors",
+        "Minting errors",
+        &format!("{:.0}", s.errors),
+    );
+    row(
+        &mut rows,
+        "http-4xx",
+        "Answers 4xx (bad requests)",
+        &format!("{:.0}", s.answered_4xx),
+    );
+    row(
+        &mut rows,
+        "http-5xx",
+        "Answers 5xx (unavailable, failed)",
+        &format!("{:.0}", s.answered_5xx),
+    );
     let now = time::display(SystemTime::now(), Precision::Millis);
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
@@ -239,6 +300,8 @@ mod tests {
             served: 1_000,
             waits: 3.0,
             errors: 0.0,
+            answered_4xx: 0.0,
+            answered_5xx: 0.0,
             history,
         }
     }
@@ -281,6 +344,13 @@ mod tests {
         assert!(svg.ends_with("</svg>"));
         assert!(svg.contains("600.0,4.0\""), "{svg}");
         assert!(svg.contains("peak 100 IDs/s"));
+        // Axes with units: the rate up the left, minutes before now along the bottom.
+        assert!(
+            svg.contains(">IDs/s</text>")
+                && svg.contains(">-5 min</text>")
+                && svg.contains(">now</text>"),
+            "{svg}"
+        );
         assert_eq!(mean_rate(&[], 60), 0.0);
         assert_eq!(mean_rate(&[1, 2, 3, 4], 2), 3.5);
     }

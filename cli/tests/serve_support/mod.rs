@@ -58,9 +58,35 @@ impl Server {
     /// As [`start_listening`](Self::start_listening), or the server's standard error if it
     /// exited first.
     pub fn try_start_listening(args: &[&str]) -> Result<Server, String> {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_snowmint"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_snowmint"));
+        command
             .args(["serve", "--listen", "127.0.0.1:0"])
-            .args(args)
+            .args(args);
+        Server::try_start_command(command)
+    }
+
+    /// Starts `snowmint serve --listen 127.0.0.1:0 ARGS` under a shell that first runs
+    /// `setup` (e.g. `ulimit -n 600`), and waits until it mints.
+    pub fn start_under(setup: &str, args: &[&str]) -> Server {
+        let mut command = Command::new("sh");
+        command
+            .args([
+                "-c",
+                &format!("{setup}; exec \"$0\" serve --listen 127.0.0.1:0 \"$@\""),
+                env!("CARGO_BIN_EXE_snowmint"),
+            ])
+            .args(args);
+        let mut server = Server::try_start_command(command)
+            .unwrap_or_else(|log| panic!("the server did not listen:\n{log}"));
+        server
+            .wait_ready(START_LIMIT)
+            .unwrap_or_else(|log| panic!("the server did not start:\n{log}"));
+        server
+    }
+
+    /// Spawns `command` (a `snowmint serve`) and returns once it listens.
+    fn try_start_command(mut command: Command) -> Result<Server, String> {
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

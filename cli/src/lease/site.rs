@@ -1,0 +1,102 @@
+//! [`Store`]: the store flags of every `snowmint lease` command, and [`Site`], the
+//! namespace's store opened from them; [`store_error`], a store's failure as the CLI
+//! reports it.
+
+use std::time::Duration;
+
+use snowmint::etcd::EtcdLease;
+use snowmint::lease::{FloorRaised, LeaseError, NamespaceState};
+use snowmint::redis::RedisLease;
+
+use crate::error::{with_cause, CliError};
+use crate::store_args::{store_kind, StoreArgs, StoreKind};
+
+/// The store flags of every `snowmint lease` command.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Store {
+    /// The lease's store: Redis (redis://HOST:PORT/DB, rediss:// for TLS) or an etcd cluster
+    /// (etcd://HOST:PORT,HOST:PORT,..., etcds:// for TLS), as given to `snowmint serve --lease`
+    #[arg(long, value_name = "URL")]
+    pub lease: String,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
+/// A namespace's store, opened from the flags.
+pub enum Site {
+    Redis(Box<RedisLease>),
+    Etcd(EtcdLease),
+}
+
+impl Store {
+    /// The timeout of each call: an operator's call is a few round trips, 5 s each unless
+    /// told (a loaded store answers late).
+    pub fn timeout(&self) -> Duration {
+        self.store.lease_timeout.unwrap_or(Duration::from_secs(5))
+    }
+
+    pub fn site(&self) -> Result<Site, CliError> {
+        let url = self.lease.as_str();
+        let timeout = self.timeout();
+        let ns = self.store.namespace.as_str();
+        match store_kind(url)? {
+            StoreKind::Etcd => {
+                let lease = self.store.etcd(url)?;
+                Ok(Site::Etcd(lease.namespace(ns).io_timeout(timeout)))
+            }
+            StoreKind::Redis => {
+                let lease = self.store.redis(url)?;
+                Ok(Site::Redis(Box::new(
+                    lease.namespace(ns).io_timeout(timeout),
+                )))
+            }
+        }
+    }
+}
+
+impl Site {
+    pub fn backend(&self) -> &'static str {
+        match self {
+            Site::Redis(_) => "redis",
+            Site::Etcd(_) => "etcd",
+        }
+    }
+
+    pub fn list(&self) -> Result<NamespaceState, LeaseError> {
+        match self {
+            Site::Redis(l) => l.list(),
+            Site::Etcd(l) => l.list(),
+        }
+    }
+
+    pub fn raise_floor(&self, to_unix_millis: u64) -> Result<FloorRaised, LeaseError> {
+        match self {
+            Site::Redis(l) => l.raise_floor(to_unix_millis),
+            Site::Etcd(l) => l.raise_floor(to_unix_millis),
+        }
+    }
+}
+
+/// A store that failed or could not be reached: exit status 1, naming the store.
+pub fn store_error(what: &str, store: &Store, e: &LeaseError) -> CliError {
+    CliError::system(format_args!(
+        "could not {what} namespace {:?} at {}: {}",
+        store.store.namespace,
+        crate::store_url::shown(&store.lease),
+        crate::store_words::explain(
+            &crate::store_url::scrub(&with_cause(e), &store.lease),
+            &crate::store_words::Call {
+                store: match store_kind(&store.lease) {
+                    Ok(StoreKind::Etcd) => "etcd",
+                    _ => "Redis",
+                },
+                url: crate::store_url::shown(&store.lease),
+                timeout: format!(
+                    "--lease-timeout {}",
+                    humantime::format_duration(store.timeout())
+                ),
+            },
+        )
+    ))
+}

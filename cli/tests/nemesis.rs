@@ -217,11 +217,12 @@ fn nemesis(name: &str, start: impl FnOnce(&str) -> Option<Box<dyn StoreDriver>>)
         .unwrap_or_else(PoisonError::into_inner)
         .clone();
     say(&format!(
-        "store={name} seed={} faults={faults} processes={} answers={} ids={} duplicates={} \
+        "store={name} seed={} faults={faults} {:?} processes={} answers={} ids={} duplicates={} \
          order_violations={} fence_violations={} slow_recoveries={} tenures={} take_backs={} \
          in_flight={} quiet_spells={} longest_recovery={:.2}s (bound {:.1} s + slack {:.1} s) \
-         refused={:?}",
+         outages={} refused={:?}",
         run.seed,
+        schedule.tally(),
         processes.len(),
         v.answers,
         v.ids,
@@ -236,6 +237,7 @@ fn nemesis(name: &str, start: impl FnOnce(&str) -> Option<Box<dyn StoreDriver>>)
         v.longest_recovery.as_secs_f64(),
         bound.as_secs_f64(),
         run.slack.as_secs_f64(),
+        record.outages.len(),
         history.refused
     ));
     if !v.clean() {

@@ -47,6 +47,21 @@ impl Fault {
         )
     }
 
+    /// Its kind's name, for the run's tally.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Fault::Pause { .. } => "pause",
+            Fault::Kill9 { .. } => "kill9",
+            Fault::Partition { .. } => "partition",
+            Fault::ClockStep { .. } => "clock",
+            Fault::StoreRestart { .. } => "store-restart",
+            Fault::Wipe => "wipe",
+            Fault::Snapshot => "backup",
+            Fault::Restore => "restore",
+            Fault::LeaderLoss { .. } => "leader",
+        }
+    }
+
     /// How long it keeps the fleet disturbed after it began, as planned (a store's restart
     /// or restore takes longer on a loaded machine; the runner records the real times).
     pub fn planned_ms(&self) -> u64 {
@@ -154,13 +169,41 @@ impl Schedule {
                     },
                 }
             };
+            let losing = matches!(
+                fault,
+                Fault::StoreRestart { .. } | Fault::Wipe | Fault::Restore
+            );
             if fault.on_store() {
                 store_free_at = at + fault.planned_ms() + 500;
             }
             steps.push(Step { at_ms: at, fault });
+            // Faults come together: a store that lost its keys is often met by a server
+            // starting on it (a crash, a deploy) while the old holders still run.
+            if losing && rng.chance(50) {
+                let slot = rng.below(servers);
+                steps.push(Step {
+                    at_ms: at + rng.range(0, 800),
+                    fault: Fault::Kill9 {
+                        slot,
+                        same_node: rng.chance(30),
+                    },
+                });
+            }
             at += rng.range(200, 2_500);
         }
+        steps.sort_by_key(|s| s.at_ms);
         Schedule { steps }
+    }
+}
+
+impl Schedule {
+    /// How many faults of each kind.
+    pub fn tally(&self) -> std::collections::BTreeMap<&'static str, usize> {
+        let mut t = std::collections::BTreeMap::new();
+        for s in &self.steps {
+            *t.entry(s.fault.kind()).or_default() += 1;
+        }
+        t
     }
 }
 

@@ -22,7 +22,7 @@
 //!
 //! Needs root and iproute2 (network namespaces; `SNOWMINT_REQUIRE_NETNS=1` makes their lack a
 //! failure), redis-server, etcd and etcdctl (`SNOWMINT_REQUIRE_REDIS`, `SNOWMINT_REQUIRE_ETCD`),
-//! and Debian's `faketime` (libfaketime).
+//! and Debian's `faketime` (libfaketime; `SNOWMINT_REQUIRE_FAKETIME=1`).
 //!
 //! Files (`nemesis/`): `settings` (timings, bounds, the environment), `rng` (the seeded
 //! PRNG), `schedule` (the faults a seed gives), `net` (the store's address, the namespaces,
@@ -140,6 +140,19 @@ fn nemesis(name: &str, start: impl FnOnce(&str) -> Option<Box<dyn StoreDriver>>)
         return;
     }
     let _one = one_at_a_time();
+    if !std::path::Path::new(fleet::LIBFAKETIME).exists() {
+        let msg = format!(
+            "SKIPPED {name}_nemesis: no {} (apt-get install faketime); set \
+             SNOWMINT_REQUIRE_FAKETIME=1 to make this a failure",
+            fleet::LIBFAKETIME
+        );
+        assert!(
+            std::env::var("SNOWMINT_REQUIRE_FAKETIME").as_deref() != Ok("1"),
+            "{msg}"
+        );
+        say(&msg);
+        return;
+    }
     let run = Run::from_env(SHORT_SECONDS);
     let store_addr = match StoreAddr::create() {
         Ok(a) => a,
@@ -220,7 +233,7 @@ fn nemesis(name: &str, start: impl FnOnce(&str) -> Option<Box<dyn StoreDriver>>)
         "store={name} seed={} faults={faults} {:?} processes={} answers={} ids={} duplicates={} \
          order_violations={} fence_violations={} slow_recoveries={} tenures={} take_backs={} \
          in_flight={} quiet_spells={} longest_recovery={:.2}s (bound {:.1} s + slack {:.1} s) \
-         outages={} refused={:?}",
+         outages={} stamps_ahead_ms={}..={} refused={:?}",
         run.seed,
         schedule.tally(),
         processes.len(),
@@ -238,6 +251,8 @@ fn nemesis(name: &str, start: impl FnOnce(&str) -> Option<Box<dyn StoreDriver>>)
         bound.as_secs_f64(),
         run.slack.as_secs_f64(),
         record.outages.len(),
+        v.skew_ms.values().map(|s| s.0).min().unwrap_or(0),
+        v.skew_ms.values().map(|s| s.1).max().unwrap_or(0),
         history.refused
     ));
     if !v.clean() {
@@ -252,12 +267,15 @@ fn nemesis(name: &str, start: impl FnOnce(&str) -> Option<Box<dyn StoreDriver>>)
         }
         text.push_str("\nprocesses (s):\n");
         for p in &processes {
+            let skew = v.skew_ms.get(&p.id).copied().unwrap_or_default();
             text.push_str(&format!(
-                "  p{} s{} nodes {} clock {:+} ms, {:.3} .. {} {}\n",
+                "  p{} s{} nodes {} clock {:+} ms (IDs stamped {}..={} ms from their send), {:.3} .. {} {}\n",
                 p.id,
                 p.slot,
                 p.nodes,
                 p.clock_ms,
+                skew.0,
+                skew.1,
                 rel(p.started_ns),
                 p.ended_ns
                     .map_or("end".into(), |e| format!("{:.3}", rel(e))),

@@ -43,6 +43,9 @@ pub struct Verdict {
     pub longest_recovery: Duration,
     pub quiet_spells: usize,
     pub duplicate_examples: Vec<String>,
+    /// Per process, the lowest and highest difference between an answer's first ID's time
+    /// and the time its request was sent, in milliseconds: a clock stepped ahead shows.
+    pub skew_ms: BTreeMap<u32, (i64, i64)>,
 }
 
 impl Verdict {
@@ -79,6 +82,12 @@ pub fn check(
         ..Verdict::default()
     };
     duplicates(&history.answers, &mut v, t0);
+    for a in &history.answers {
+        let stamp = Layout::TWITTER.decode(Id::from_u64(a.ids[0])).unix_millis() as i64;
+        let skew = stamp - (a.sent_ns / 1_000_000) as i64;
+        let e = v.skew_ms.entry(a.process).or_insert((skew, skew));
+        *e = (e.0.min(skew), e.1.max(skew));
+    }
     owners(&history.answers, &mut v, t0);
     fence(&history.answers, record, &mut v, t0);
     serving_again(

@@ -14,7 +14,10 @@ use crate::net::Cell;
 use crate::settings::*;
 
 /// Debian's libfaketime: it changes only the wall clock of the process it is preloaded in.
-const LIBFAKETIME: &str = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+/// The least time between two starts of a slot's server by the supervisor.
+const RESTART_DELAY: Duration = Duration::from_millis(500);
+
+pub const LIBFAKETIME: &str = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
 
 /// A server process: `id` is unique in the run (and its port, so that a client never
 /// takes a new process for an old one).
@@ -204,6 +207,16 @@ impl Fleet {
     pub fn supervise(&self) -> Vec<u32> {
         let mut restarted = Vec::new();
         for s in &self.slots {
+            // As a supervisor's restart delay: a server that cannot reach its store exits
+            // at once, and would otherwise be started again every turn.
+            let last_start = lock(&self.processes)
+                .iter()
+                .rev()
+                .find(|p| p.slot == s.index)
+                .map_or(0, |p| p.started_ns);
+            if wall_nanos().saturating_sub(last_start) < RESTART_DELAY.as_nanos() as u64 {
+                continue;
+            }
             let exited = {
                 let mut now = lock(&s.now);
                 match now.as_mut().map(|p| p.child.try_wait()) {

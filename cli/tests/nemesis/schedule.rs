@@ -130,13 +130,13 @@ impl Schedule {
             let slot = rng.below(servers);
             let store_turn = at >= store_free_at && rng.chance(35);
             let fault = if store_turn {
-                match rng.below(if can.leader { 6 } else { 5 }) {
-                    0 => Fault::StoreRestart {
+                match rng.below(if can.leader { 9 } else { 7 }) {
+                    0 | 1 => Fault::StoreRestart {
                         ms: rng.range(200, 1_500),
                     },
-                    1 => Fault::Wipe,
-                    2 => Fault::Snapshot,
-                    3 | 4 => Fault::Restore,
+                    2 | 3 => Fault::Wipe,
+                    4 => Fault::Snapshot,
+                    5 | 6 => Fault::Restore,
                     _ => Fault::LeaderLoss {
                         ms: rng.range(300, 2_500),
                     },
@@ -179,10 +179,10 @@ impl Schedule {
             steps.push(Step { at_ms: at, fault });
             // Faults come together: a store that lost its keys is often met by a server
             // starting on it (a crash, a deploy) while the old holders still run.
-            if losing && rng.chance(50) {
+            if losing && rng.chance(70) {
                 let slot = rng.below(servers);
                 steps.push(Step {
-                    at_ms: at + rng.range(0, 800),
+                    at_ms: at + rng.range(0, 600),
                     fault: Fault::Kill9 {
                         slot,
                         same_node: rng.chance(30),

@@ -138,13 +138,14 @@ pub fn play(
             }
             (&Fault::Partition { slot, .. }, true) => {
                 fleet.slots[slot].cell.cut();
-                cut_at.insert(i, now);
+                // The outage counts from when the route was gone, until the heal began.
+                cut_at.insert(i, wall_nanos());
                 rec(&record).note(format!("cut s{slot} off the store"));
             }
             (&Fault::Partition { slot, .. }, false) => {
+                let to = wall_nanos();
                 fleet.slots[slot].cell.heal();
                 let from = cut_at.remove(&i).expect("cut");
-                let to = wall_nanos();
                 let mut r = rec(&record);
                 r.note(format!("healed s{slot}"));
                 r.outages.push(Outage {
@@ -190,7 +191,6 @@ fn store_fault(
     record: &Shared,
 ) {
     let from = wall_nanos();
-    let all: Vec<usize> = (0..fleet.slots.len()).collect();
     match *fault {
         Fault::StoreRestart { ms } => {
             let outage = store.restart(Duration::from_millis(ms));
@@ -198,7 +198,7 @@ fn store_fault(
             r.note(format!("store restarted ({ms} ms down a process)"));
             if let Some((a, b)) = outage {
                 r.outages.push(Outage {
-                    slots: all,
+                    slots: (0..fleet.slots.len()).collect(),
                     from_ns: a,
                     to_ns: b,
                     why: "store restart".into(),
@@ -222,6 +222,7 @@ fn store_fault(
             for s in &fleet.slots {
                 s.cell.cut();
             }
+            let cut = wall_nanos();
             std::thread::sleep(TTL + Duration::from_millis(300));
             // 2. Restore.
             store.restore(&from_backup);
@@ -229,21 +230,24 @@ fn store_fault(
             //    (a server stepped ahead stamped its IDs ahead), and a little more.
             let floor_ms = wall_nanos() / 1_000_000 + max_ahead_ms + 100;
             let raised = raise_floor(operator_url, floor_ms);
-            // 4. Let the servers back.
+            // 4. Let the servers back, each one's outage ending as its heal begins.
+            let mut healed = Vec::new();
             for s in &fleet.slots {
+                healed.push((s.index, wall_nanos()));
                 s.cell.heal();
             }
-            let to = wall_nanos();
             let mut r = rec(record);
             r.note(format!(
                 "restored from the backup, raise-floor --to {floor_ms}: {raised}"
             ));
-            r.outages.push(Outage {
-                slots: all,
-                from_ns: from,
-                to_ns: to,
-                why: "restore".into(),
-            });
+            for (slot, to) in healed {
+                r.outages.push(Outage {
+                    slots: vec![slot],
+                    from_ns: cut,
+                    to_ns: to,
+                    why: "restore".into(),
+                });
+            }
         }
         Fault::LeaderLoss { ms } => {
             let leader = store.kill_leader();

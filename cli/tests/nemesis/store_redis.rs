@@ -29,11 +29,13 @@ impl StoreDriver for Redis {
     }
 
     fn restart(&mut self, down: Duration) -> Option<(u64, u64)> {
-        let from = wall_nanos();
+        // From when the process was gone until its new one was started.
         self.0.kill();
+        let from = wall_nanos();
         std::thread::sleep(down);
+        let to = wall_nanos();
         self.0.restart();
-        Some((from, wall_nanos()))
+        Some((from, to))
     }
 
     fn wipe(&mut self) {

@@ -282,14 +282,29 @@ fn nemesis(name: &str, start: impl FnOnce(&str) -> Option<Box<dyn StoreDriver>>)
                 p.end
             ));
         }
-        for (what, list) in [
-            ("duplicates", &v.duplicate_examples),
-            ("order violations", &v.order_violations),
-            ("fence violations", &v.fence_violations),
-            ("slow recoveries", &v.slow_recoveries),
+        for (what, count, list) in [
+            ("duplicates", v.duplicates, &v.duplicate_examples),
+            (
+                "order violations",
+                v.order_violations.len(),
+                &v.order_violations,
+            ),
+            (
+                "fence violations",
+                v.fence_violations.len(),
+                &v.fence_violations,
+            ),
+            (
+                "slow recoveries",
+                v.slow_recoveries.len(),
+                &v.slow_recoveries,
+            ),
         ] {
             if !list.is_empty() {
-                text.push_str(&format!("\n{what} ({}; the first 20):\n", list.len()));
+                text.push_str(&format!(
+                    "\n{what} ({count}; the first {}):\n",
+                    list.len().min(20)
+                ));
                 for line in list.iter().take(20) {
                     text.push_str(&format!("  {line}\n"));
                 }

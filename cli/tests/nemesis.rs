@@ -17,7 +17,8 @@
 //! ```
 //!
 //! `NEMESIS_SERVERS` (3–5, default 4) sets the fleet's size, `NEMESIS_SLACK_MS` what a loaded
-//! machine may add to the documented time to serve again (default 8 s). A failure prints
+//! machine may add to the documented time to serve again (default 8 s), `NEMESIS_MAX_STEP_MS`
+//! how far a clock is stepped (default ±1 s; see `settings::MAX_STEP_MS` for why). A failure prints
 //! the seed, the schedule, what the nemesis did and the command that replays it.
 //!
 //! Needs root and iproute2 (network namespaces; `SNOWMINT_REQUIRE_NETNS=1` makes their lack a
@@ -190,7 +191,13 @@ fn nemesis(name: &str, start: impl FnOnce(&str) -> Option<Box<dyn StoreDriver>>)
     let ready = fleet
         .wait_all_ready(Duration::from_secs(90))
         .unwrap_or_else(|e| panic!("{e}; see {}", dir.display()));
-    let schedule = Schedule::from_seed(run.seed, run.seconds, run.servers, store.abilities());
+    let schedule = Schedule::from_seed(
+        run.seed,
+        run.seconds,
+        run.servers,
+        run.max_step_ms,
+        store.abilities(),
+    );
     let spread = schedule
         .steps
         .iter()
@@ -312,12 +319,13 @@ fn nemesis(name: &str, start: impl FnOnce(&str) -> Option<Box<dyn StoreDriver>>)
         }
         text.push_str(&format!(
             "\nservers' logs: {}\nreplay: NEMESIS_SEED={} NEMESIS_STORE={name} NEMESIS_SECONDS={} \
-             NEMESIS_SERVERS={} cargo test -p snowmint-cli --test nemesis {name}_nemesis -- \
+             NEMESIS_SERVERS={} NEMESIS_MAX_STEP_MS={} cargo test -p snowmint-cli --test nemesis {name}_nemesis -- \
              --nocapture\n",
             dir.display(),
             run.seed,
             run.seconds,
-            run.servers
+            run.servers,
+            run.max_step_ms
         ));
         drop(store);
         panic!("{text}");

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use crate::rng::Rng;
-use crate::settings::{MAX_STEP_MS, TTL};
+use crate::settings::TTL;
 
 /// One fault.
 #[derive(Clone, Debug, PartialEq)]
@@ -114,7 +114,14 @@ pub struct Schedule {
 }
 
 impl Schedule {
-    pub fn from_seed(seed: u64, seconds: u64, servers: usize, can: Abilities) -> Schedule {
+    /// `max_step_ms` bounds the clock steps either way.
+    pub fn from_seed(
+        seed: u64,
+        seconds: u64,
+        servers: usize,
+        max_step_ms: u64,
+        can: Abilities,
+    ) -> Schedule {
         let mut rng = Rng::new(seed);
         let ttl = TTL.as_millis() as u64;
         let end = seconds * 1_000;
@@ -164,7 +171,7 @@ impl Schedule {
                         ms: if rng.chance(25) {
                             0
                         } else {
-                            rng.range(0, 2 * MAX_STEP_MS as u64) as i64 - MAX_STEP_MS
+                            rng.range(0, 2 * max_step_ms) as i64 - max_step_ms as i64
                         },
                     },
                 }

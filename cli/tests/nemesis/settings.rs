@@ -15,9 +15,13 @@ pub const LEASE_TIMEOUT: &str = "500ms";
 pub const SHARD_BITS: u8 = 2;
 /// The namespace of the run.
 pub const NAMESPACE: &str = "nemesis";
-/// How far a clock step may go, in milliseconds (below `--lease-wait`, 10 s, together with
-/// a mark up to a TTL ahead: a restarted server waits, never gives up).
-pub const MAX_STEP_MS: i64 = 3_000;
+/// How far a clock step may go by default, in milliseconds: two servers' clocks then differ
+/// by at most 2 s, below the TTL plus the margin. A server whose clock is further behind a
+/// dead holder's than that can repeat its IDs once the store lost the node's mark (the
+/// forgetting rule counts on the claimer's clock); `NEMESIS_MAX_STEP_MS` goes further (at
+/// most 4 s: with a mark up to a TTL ahead, a restarted server must wait within
+/// `--lease-wait`, 10 s).
+pub const MAX_STEP_MS: u64 = 1_000;
 /// The fence's tolerance in the checker: the clients' wall clock against the server's TSC
 /// clock re-anchored every second, and the slew of a clock stepped back (500 µs/s).
 pub const CLOCK_SLOP: Duration = Duration::from_millis(25);
@@ -33,6 +37,8 @@ pub struct Run {
     /// (a debug build's start, a claim's round trips beside a CPU hog): it bounds a failure,
     /// and is printed with every measured time.
     pub slack: Duration,
+    /// How far a server's clock may be stepped either way, in milliseconds.
+    pub max_step_ms: u64,
 }
 
 impl Run {
@@ -50,6 +56,7 @@ impl Run {
             seconds: num("NEMESIS_SECONDS").unwrap_or(default_seconds).max(5),
             servers: num("NEMESIS_SERVERS").map_or(4, |n| n.clamp(3, 5) as usize),
             slack: Duration::from_millis(num("NEMESIS_SLACK_MS").unwrap_or(8_000)),
+            max_step_ms: num("NEMESIS_MAX_STEP_MS").map_or(MAX_STEP_MS, |n| n.min(4_000)),
         }
     }
 

@@ -17,8 +17,8 @@ use std::io::{BufWriter, Write};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use snowmint::redis::RedisLease;
 use snowmint::{Id, Layout, ShardedGenerator};
+use snowmint_lease::redis::RedisLease;
 
 /// The command line.
 struct Args {

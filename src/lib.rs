@@ -26,8 +26,9 @@
 //!   `no_std` core), minted lock-free by [`Uuid7Generator`] (RFC 9562 method 3) and
 //!   [`UlidGenerator`] (monotonic, never failing), their time at most 1 ms ahead of the
 //!   clock; [`Uuid7Shard`] and [`UlidShard`] for one thread's tightest loop.
-//! - Node numbers and fences: [`node`], [`FileGuard`], the Redis lease (feature `redis`),
-//!   [`Fenced`] over any source. More: [`docs::fleets`].
+//! - Node numbers and fences: [`node`], [`FileGuard`], [`Fenced`] over any source, and
+//!   [`fence`], the seam a keeper of your own (such as the `snowmint-lease` crate's Redis and
+//!   etcd leases) is built on. More: [`docs::fleets`].
 //!
 //! Also: [`docs::migrating`] (from bwmarrin/snowflake and sonyflake), [`docs::cli`] (the
 //! `snowmint` command), [`docs::proof`] (how the guarantees are checked).
@@ -51,7 +52,7 @@ pub mod docs;
 mod encoding;
 mod events;
 #[cfg(feature = "std")]
-mod fleet;
+pub mod fence;
 mod generator;
 mod id;
 mod id128;
@@ -59,6 +60,8 @@ mod id128;
 mod integrations;
 mod layout;
 mod mint;
+#[cfg(feature = "std")]
+pub mod node;
 #[cfg(feature = "std")]
 mod shard;
 mod source;
@@ -76,20 +79,10 @@ pub use self::encoding::ParseEncodingError;
 pub use self::encoding::{EncodedId, Encoding, ParseErrorKind, ParseIdError};
 #[cfg(feature = "metrics")]
 pub use self::events::describe_metrics;
-#[cfg(feature = "etcd")]
-pub use self::fleet::etcd;
 #[cfg(feature = "std")]
-pub use self::fleet::fence::{
+pub use self::fence::{
     Cause, FenceCause, FenceError, Fenced, FileGuard, GuardError, Keeper, Renewal,
 };
-#[cfg(any(feature = "redis", feature = "etcd"))]
-pub use self::fleet::lease;
-#[cfg(feature = "std")]
-pub use self::fleet::node;
-#[cfg(feature = "std")]
-pub use self::fleet::node::{NodeError, NodeSource};
-#[cfg(feature = "redis")]
-pub use self::fleet::redis;
 pub use self::generator::{Generator, GeneratorBuilder};
 pub use self::id::{BigintError, Decoded, Id, Parts};
 pub use self::id128::{Id128Error, Ulid, Uuid7};
@@ -107,6 +100,8 @@ pub use self::integrations::serde;
 pub use self::integrations::sqlx;
 pub use self::layout::{Field, Layout, LayoutBuilder, LayoutError, Order, TimeGrid};
 pub use self::mint::{MintError, Rollback};
+#[cfg(feature = "std")]
+pub use self::node::{NodeError, NodeSource};
 #[cfg(feature = "std")]
 pub use self::shard::{OwnedShard, ShardError, ShardedGenerator, ShardedGeneratorBuilder};
 pub use self::source::{FillError, IdBatch, IdSource, MintFailure, SourceBuilder};

@@ -193,7 +193,7 @@ fn parse_spec(text: &str) -> Result<Layout, String> {
 }
 
 fn bits(key: &str, value: &str, min: u8, max: u8) -> Result<u8, String> {
-    snowmint::node::parse_number(value)
+    crate::value::parse_number(value)
         .filter(|b| (u64::from(min)..=u64::from(max)).contains(b))
         .map(|b| b as u8)
         .ok_or_else(|| {

@@ -85,10 +85,10 @@ impl NodeArgs {
     }
 }
 
-/// A node number as `--node` takes it: the library's one rule ([`node::parse_number`]), the
+/// A node number as `--node` takes it: the one rule ([`value::parse_number`]), the
 /// same as for `SNOWMINT_NODE`.
 fn node_number(text: &str) -> Result<u64, String> {
-    node::parse_number(text).ok_or_else(|| {
+    value::parse_number(text).ok_or_else(|| {
         format!(
             "{} is not a node number: expected plain decimal digits (no sign, spaces or leading zeros)",
             quoted(text)

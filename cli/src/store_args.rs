@@ -5,15 +5,15 @@
 //! (`snowmint serve`'s `LeaseArgs`, `snowmint lease`).
 //!
 //! The password never comes from an argument (every user of the machine reads the process
-//! list): from the environment, or a file. It lives in a `snowmint::lease::Password`, whose
+//! list): from the environment, or a file. It lives in a `snowmint_lease::Password`, whose
 //! `Debug` redacts it, and is in no message.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use snowmint::etcd::EtcdLease;
-use snowmint::lease::{LeaseError, Password};
-use snowmint::redis::RedisLease;
+use snowmint_lease::etcd::EtcdLease;
+use snowmint_lease::redis::RedisLease;
+use snowmint_lease::{LeaseError, Password};
 
 use crate::error::CliError;
 use crate::escape::quoted;

@@ -65,10 +65,19 @@ pub fn choice<T: ValueEnum + Clone + Send + Sync + 'static>() -> Text<T> {
     }
 }
 
+/// The one rule for a number written as text (a count, a node number): plain ASCII decimal
+/// digits, without sign, spaces or leading zeros (`0` itself is fine), at most `u64::MAX`;
+/// the canonical decimal that `Id`'s `FromStr` reads and the library's node sources follow.
+pub fn parse_number(text: &str) -> Option<u64> {
+    snowmint::Id::parse(text, snowmint::Encoding::Decimal)
+        .ok()
+        .map(snowmint::Id::to_u64)
+}
+
 /// A count or number: canonical decimal digits (no sign, spaces or leading zeros), the one
-/// rule node numbers follow too (`snowmint::node::parse_number`).
+/// rule node numbers follow too ([`parse_number`]).
 pub fn number(text: &str) -> Result<u64, String> {
-    snowmint::node::parse_number(text).ok_or_else(|| {
+    parse_number(text).ok_or_else(|| {
         format!(
             "{} is not a number: expected plain decimal digits (no sign, spaces or leading zeros), 0 to {}",
             quoted(text),

@@ -15,9 +15,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use etcd::EtcdCluster;
-use snowmint::etcd::EtcdLease;
-use snowmint::lease::LeaseError;
-use snowmint::{FenceError, Generator, Id, Layout, WallClock};
+use snowmint::fence::FenceError;
+use snowmint::{Generator, Id, Layout, WallClock};
+use snowmint_lease::etcd::EtcdLease;
+use snowmint_lease::LeaseError;
 
 /// Short enough to keep the file fast, long enough for renewals on a loaded machine.
 const TTL: Duration = Duration::from_secs(2);

@@ -16,9 +16,9 @@ use std::time::Duration;
 
 use certs::Certs;
 use etcd::{EtcdCluster, Tls};
-use snowmint::etcd::EtcdLease;
-use snowmint::lease::{LeaseError, Password};
 use snowmint::{Generator, Layout, WallClock};
+use snowmint_lease::etcd::EtcdLease;
+use snowmint_lease::{LeaseError, Password};
 
 const TTL: Duration = Duration::from_secs(3);
 const MARGIN: Duration = Duration::from_millis(400);

@@ -14,8 +14,9 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use redis_server::RedisServer;
-use snowmint::redis::{LeaseError, RedisLease};
-use snowmint::{Clock, FenceError, Generator, Id, Layout, WallClock};
+use snowmint::fence::FenceError;
+use snowmint::{Clock, Generator, Id, Layout, WallClock};
+use snowmint_lease::redis::{LeaseError, RedisLease};
 
 const TTL: Duration = Duration::from_secs(1);
 
@@ -550,7 +551,8 @@ fn a_paused_owner_taken_over_leaves_no_duplicates() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The example's binary, built beside this test by `cargo test --all-features`.
+/// The example's binary (the `snowmint-examples` package, feature `redis`), built beside
+/// this test by `cargo test --workspace --all-features`, or here.
 fn leased_shards_example() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let dir = exe.parent().and_then(Path::parent).expect("target dir");
@@ -561,6 +563,8 @@ fn leased_shards_example() -> PathBuf {
             .args([
                 "build",
                 "--quiet",
+                "-p",
+                "snowmint-examples",
                 "--features",
                 "redis",
                 "--example",

@@ -16,9 +16,9 @@ use std::time::Duration;
 
 use certs::Certs;
 use redis_server::{RedisServer, RedisTls};
-use snowmint::lease::{LeaseError, Password};
-use snowmint::redis::RedisLease;
 use snowmint::{Generator, Layout, WallClock};
+use snowmint_lease::redis::RedisLease;
+use snowmint_lease::{LeaseError, Password};
 
 const TTL: Duration = Duration::from_secs(3);
 const PASSWORD: &str = "minter-secret-2c9d";

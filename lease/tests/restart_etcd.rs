@@ -17,9 +17,9 @@ use std::time::Duration;
 
 use etcd::EtcdCluster;
 use restart::{mint, timed, MARGIN, TTL};
-use snowmint::etcd::EtcdLease;
-use snowmint::lease::LeaseError;
 use snowmint::{Generator, Layout};
+use snowmint_lease::etcd::EtcdLease;
+use snowmint_lease::LeaseError;
 
 fn lease(cluster: &EtcdCluster, namespace: &str) -> EtcdLease {
     EtcdLease::new(&cluster.url())

@@ -18,8 +18,8 @@ use std::time::Duration;
 
 use redis_server::RedisServer;
 use restart::{mint, timed, MARGIN, TTL};
-use snowmint::redis::{LeaseError, RedisLease};
 use snowmint::{Generator, Layout};
+use snowmint_lease::redis::{LeaseError, RedisLease};
 
 fn lease(server: &RedisServer, namespace: &str) -> RedisLease {
     RedisLease::new(&server.url())

@@ -80,7 +80,7 @@ pub(crate) use self::sources::{
     cheap_reading_late, clock_reanchored, fence_renewal, layout_in_use, overflow_shard, shard_held,
     Renewed,
 };
-#[cfg(any(feature = "redis", feature = "etcd"))]
-pub(crate) use self::sources::{
+#[cfg(feature = "std")]
+pub use self::sources::{
     lease_acquired, lease_record_settled, lease_restore_sign, lease_taken_back,
 };

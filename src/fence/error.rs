@@ -124,13 +124,27 @@ impl std::error::Error for FenceError {
     }
 }
 
-/// A reason with no underlying error (a deadline that passed, a limit reached), as a
-/// [`Cause`].
+/// A reason with no underlying error (a deadline that passed, a limit reached, a store's
+/// answer that is not an error type of its own), as a [`Cause`]: its `Display` is the text.
+///
+/// ```
+/// use std::sync::Arc;
+/// use snowmint::fence::{Cause, Note, Renewal};
+///
+/// let cause: Cause = Arc::new(Note::new("the store did not answer within 2 s"));
+/// let renewal = Renewal::Failed(cause);
+/// assert!(matches!(renewal, Renewal::Failed(c) if c.to_string() == "the store did not answer within 2 s"));
+/// ```
 #[derive(Debug, Clone)]
-pub(crate) struct Note(String);
+pub struct Note(String);
 
 impl Note {
-    pub(crate) fn new(text: impl Into<String>) -> Note {
+    /// A note saying `text`.
+    ///
+    /// ```
+    /// assert_eq!(snowmint::fence::Note::new("lapsed").to_string(), "lapsed");
+    /// ```
+    pub fn new(text: impl Into<String>) -> Note {
         Note(text.into())
     }
 }

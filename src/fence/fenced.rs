@@ -27,8 +27,8 @@ use crate::sync;
 /// Any [`IdSource`] can be fenced: a [`Generator`](crate::Generator) for one node, or a
 /// [`ShardedGenerator`](crate::ShardedGenerator) whose node number is the fenced node, with a
 /// shard per thread under it. Made by [`FileGuard::start`](crate::FileGuard::start) (a
-/// restart guard for one node), with feature `redis` by
-/// `snowmint::redis::RedisLease::acquire` (a node leased from Redis), or by
+/// restart guard for one node), by the `snowmint-lease` crate's `Lease::acquire` (a node
+/// leased from Redis or etcd), or by
 /// [`Fenced::start`] with a keeper of your own. A background thread renews the hold;
 /// dropping the fenced source stops it and releases the node, recording the last time
 /// issued.
@@ -113,6 +113,39 @@ where
         keeper: impl Keeper,
     ) -> Result<Fenced<S>, FenceError> {
         Fenced::start_with(source, node, Box::new(keeper), None, false).opened()
+    }
+
+    /// As [`start`](Self::start), with the first window already proven: `first` is the
+    /// renewal a keeper made while it claimed the node (a lease that waited past the node's
+    /// mark and renewed before handing over), applied as the first window instead of a
+    /// renewal now; the renewal thread starts after the keeper's period. The fence's first
+    /// call is refused if `first` is not [`Renewal::Held`] (until a renewal succeeds).
+    ///
+    /// This is how a keeper that must do work before the first ID (the `snowmint-lease`
+    /// crate's Redis and etcd leases) hands its source over.
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// use snowmint::fence::{Fenced, Keeper, Renewal};
+    /// use snowmint::{Generator, Layout};
+    /// # struct Generous;
+    /// # impl Keeper for Generous {
+    /// #     fn renew(&mut self, now: u64) -> Renewal {
+    /// #         Renewal::Held { limit_unix_millis: now / 1_000_000 + 1_000, valid_until_nanos: u64::MAX, floor_unix_millis: None }
+    /// #     }
+    /// #     fn release(&mut self, _: Option<u64>) {}
+    /// #     fn period(&self, _: bool) -> Duration { Duration::from_millis(500) }
+    /// # }
+    /// let mut keeper = Generous;
+    /// let gen = Generator::new(Layout::TWITTER, 5)?;
+    /// // The keeper's own first renewal, made before the fence exists.
+    /// let first = keeper.renew(snowmint::Clock::now_unix_nanos(gen.clock()));
+    /// let fenced = Fenced::start_proven(gen, 5, keeper, first);
+    /// assert!(fenced.next_id().is_ok());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn start_proven(source: S, node: u64, keeper: impl Keeper, first: Renewal) -> Fenced<S> {
+        Fenced::start_with(source, node, Box::new(keeper), Some(first), true)
     }
 
     /// `self` if its first window is open; else the refusal (dropping `self` gives the node

@@ -272,7 +272,7 @@ mod tests {
 
     use super::{FileGuard, FileKeeper};
     use crate::clock::ManualClock;
-    use crate::fleet::fence::{GuardError, Keeper};
+    use crate::fence::{GuardError, Keeper};
     use crate::generator::Generator;
     use crate::layout::Layout;
 

@@ -10,8 +10,17 @@ use crate::layout::Layout;
 use crate::layout::LayoutError;
 use crate::source::IdSource;
 
-/// Nanoseconds to milliseconds, rounded up: a mark at or after the time.
-pub(crate) fn ceil_millis(nanos: u128) -> u64 {
+/// Nanoseconds to milliseconds, rounded up: a mark at or after the time (saturating at
+/// `u64::MAX`). A keeper records its limits in milliseconds this way, so that a mark never
+/// falls before a time it covers.
+///
+/// ```
+/// use snowmint::fence::ceil_millis;
+/// assert_eq!(ceil_millis(1_000_000), 1);
+/// assert_eq!(ceil_millis(1_000_001), 2);
+/// assert_eq!(ceil_millis(0), 0);
+/// ```
+pub fn ceil_millis(nanos: u128) -> u64 {
     u64::try_from(nanos.div_ceil(1_000_000)).unwrap_or(u64::MAX)
 }
 
@@ -45,13 +54,26 @@ pub(crate) fn high_id(layout: &Layout, unix_millis: u64) -> u64 {
     }
 }
 
-/// The last ID of the tick holding `floor_unix_millis` (`None` before the epoch): a source
-/// that resumes after it stamps every ID later than anything issued up to the floor.
-/// Errors if that tick is past the layout's expiry.
-pub(crate) fn resume_after(
-    layout: &Layout,
-    floor_unix_millis: u64,
-) -> Result<Option<Id>, LayoutError> {
+/// The last ID of the tick holding `floor_unix_millis` (`None` before the layout's epoch): a
+/// source that resumes after it (`SourceBuilder::start_after`) stamps every ID later than
+/// anything issued up to the floor.
+///
+/// # Errors
+/// [`LayoutError::Expired`] if that tick is past the layout's expiry.
+///
+/// ```
+/// use snowmint::fence::resume_after;
+/// use snowmint::Layout;
+///
+/// let mark = 1_800_000_000_000; // Unix ms
+/// let after = resume_after(&Layout::TWITTER, mark)?.expect("after the epoch");
+/// let parts = Layout::TWITTER.decode(after);
+/// assert_eq!(parts.unix_millis(), mark);
+/// assert_eq!(parts.node(), Layout::TWITTER.max_node());
+/// assert_eq!(resume_after(&Layout::TWITTER, 0)?, None); // before Twitter's epoch
+/// # Ok::<(), snowmint::LayoutError>(())
+/// ```
+pub fn resume_after(layout: &Layout, floor_unix_millis: u64) -> Result<Option<Id>, LayoutError> {
     Ok(
         tick_at(layout, floor_unix_millis)?
             .and_then(|t| layout.compose(t, last_parts(layout)).ok()),
@@ -70,8 +92,21 @@ pub(crate) fn low_id(layout: &Layout, floor_unix_millis: Option<u64>) -> Result<
     }
 }
 
-/// How far `source`'s clock is from being past `floor_unix_millis`'s tick (zero if it is).
-pub(crate) fn behind<S: IdSource>(source: &S, floor_unix_millis: u64) -> Duration {
+/// How far `source`'s clock is from being past `floor_unix_millis`'s tick (zero if it is):
+/// how long a source resuming after a mark must wait before its first ID.
+///
+/// ```
+/// use std::time::Duration;
+/// use snowmint::fence::behind;
+/// use snowmint::{Generator, Layout, ManualClock};
+///
+/// let clock = ManualClock::at_unix_millis(1_800_000_000_000);
+/// let gen = Generator::builder(Layout::TWITTER).clock(clock.clone()).node(1).build()?;
+/// assert_eq!(behind(&gen, 1_800_000_000_005), Duration::from_millis(6));
+/// assert_eq!(behind(&gen, 1_799_999_999_000), Duration::ZERO);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn behind<S: IdSource>(source: &S, floor_unix_millis: u64) -> Duration {
     let layout = source.layout();
     let Ok(Some(tick)) = tick_at(layout, floor_unix_millis) else {
         return Duration::ZERO;
@@ -82,9 +117,35 @@ pub(crate) fn behind<S: IdSource>(source: &S, floor_unix_millis: u64) -> Duratio
 }
 
 /// Waits until `source`'s clock is past `floor_unix_millis`'s tick, calling `keep` about
-/// every `keep_every` (to hold a lease meanwhile). Gives up, without waiting, if that is more
-/// than `max_wait` away, returning how far.
-pub(crate) fn wait_past<S: IdSource, E>(
+/// every `keep_every` (to hold a lease meanwhile), sleeping in between.
+///
+/// # Errors
+/// `Err(behind)` if the clock is more than `max_wait` from the floor, at once without
+/// waiting, or still is once `max_wait` has passed (a clock that stalled or stepped back):
+/// how far it still is. `Ok(Err(e))` if `keep` failed with `e` (the wait ends there);
+/// `Ok(Ok(()))` once the clock is past the floor.
+///
+/// ```
+/// use std::time::Duration;
+/// use snowmint::fence::{behind, wait_past};
+/// use snowmint::{Clock, Generator, Layout, WallClock};
+///
+/// let gen = Generator::builder(Layout::TWITTER).clock(WallClock).node(1).build()?;
+/// let now_ms = gen.clock().now_unix_nanos() / 1_000_000;
+/// let soon = now_ms + 20;
+/// let mut kept = 0;
+/// let waited = wait_past(&gen, soon, Duration::from_secs(5), Duration::from_millis(5), || {
+///     kept += 1; // a lease would renew here
+///     Ok::<(), std::io::Error>(())
+/// });
+/// assert!(matches!(waited, Ok(Ok(()))));
+/// assert_eq!(behind(&gen, soon), Duration::ZERO);
+/// // Too far ahead: refused at once.
+/// let far = now_ms + 60_000;
+/// assert!(wait_past(&gen, far, Duration::from_secs(1), Duration::from_secs(1), || Ok::<(), ()>(())).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn wait_past<S: IdSource, E>(
     source: &S,
     floor_unix_millis: u64,
     max_wait: Duration,

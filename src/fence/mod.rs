@@ -28,24 +28,33 @@
 //! | `keeper.rs` | the [`Keeper`] trait and [`Renewal`] |
 //! | `mark.rs` | the mark arithmetic: resuming after a mark, waiting past a floor |
 //! | `file_guard.rs`, `mark_file.rs`, `guard_error.rs` | [`FileGuard`], its file format and its [`GuardError`] |
-//! | `error.rs` | [`FenceError`] |
+//! | `error.rs` | [`FenceError`], [`Note`] |
+//! | `events.rs` | [`events`]: the lease events, for keepers that lease from a store |
+//!
+//! # Writing a keeper
+//! [`Fenced::start`] fences a source with any [`Keeper`]. A keeper that must work before the
+//! first ID (claim a node, wait past its mark) does that work with the mark arithmetic here
+//! ([`resume_after`] to build the source after the mark, [`behind`] and [`wait_past`] to wait
+//! for its clock, [`ceil_millis`] to round its limits), then hands over the window it proved
+//! with [`Fenced::start_proven`]. Its reasons are [`Cause`]s ([`Note`] for plain text), its
+//! events the [`events`] functions. The `snowmint-lease` crate is built this way.
 
 mod error;
+pub mod events;
 mod fence_cause;
 mod fenced;
 mod file_guard;
 mod gate;
 mod guard_error;
 mod keeper;
-pub(crate) mod mark;
+mod mark;
 mod mark_file;
 mod window;
 
-pub use self::error::FenceError;
-#[cfg_attr(not(any(feature = "redis", feature = "etcd")), allow(unused_imports))]
-pub(crate) use self::error::Note;
+pub use self::error::{FenceError, Note};
 pub use self::fence_cause::FenceCause;
 pub use self::fenced::Fenced;
 pub use self::file_guard::FileGuard;
 pub use self::guard_error::GuardError;
 pub use self::keeper::{Cause, Keeper, Renewal};
+pub use self::mark::{behind, ceil_millis, resume_after, wait_past};

@@ -83,16 +83,7 @@ impl NodeSource for EnvVar {
 /// digits, without sign, spaces or leading zeros (`0` itself is fine), at most `u64::MAX`.
 /// The same canonical decimal that [`Id`](crate::id::Id)'s `FromStr` reads, so a number has
 /// one spelling.
-///
-/// ```
-/// use snowmint::node::parse_number;
-/// assert_eq!(parse_number("7"), Some(7));
-/// assert_eq!(parse_number("0"), Some(0));
-/// for refused in ["+7", " 7", "7 ", "07", "0x7", "", "18446744073709551616"] {
-///     assert_eq!(parse_number(refused), None, "{refused:?}");
-/// }
-/// ```
-pub fn parse_number(text: &str) -> Option<u64> {
+pub(crate) fn parse_number(text: &str) -> Option<u64> {
     Id::parse(text, Encoding::Decimal).ok().map(Id::to_u64)
 }
 

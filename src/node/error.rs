@@ -37,7 +37,7 @@ pub enum NodeError {
         max: u64,
     },
     /// The environment variable does not hold a node number as
-    /// [`parse_number`](super::parse_number) reads it.
+    /// the canonical decimal rule reads it (no sign, no leading zero, no spaces).
     EnvInvalid {
         /// The variable's name.
         name: String,

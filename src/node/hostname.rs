@@ -144,8 +144,8 @@ pub(crate) fn system_hostname() -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::StatefulSetOrdinal;
-    use crate::fleet::node::{NodeError, NodeSource};
     use crate::layout::Layout;
+    use crate::node::{NodeError, NodeSource};
 
     fn ordinal(h: &str) -> Result<u64, NodeError> {
         StatefulSetOrdinal::from_hostname(h).node(&Layout::TWITTER)

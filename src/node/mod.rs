@@ -7,12 +7,12 @@
 //! | provider | reads | unique when |
 //! | --- | --- | --- |
 //! | [`Fixed`] | a value in code or configuration | the configuration gives each process its own |
-//! | [`EnvVar`] | an environment variable in decimal ([`parse_number`]) | the deployment sets it per process |
+//! | [`EnvVar`] | an environment variable in canonical decimal (no sign, no leading zero, no spaces) | the deployment sets it per process |
 //! | `PrivateIpv4` (feature `ip`) | low bits of the first private IPv4 address, as Sonyflake picks it (opt-in: Sonyflake v2's 16 bits, refused when they do not fit; else of the first `fc00::/7` IPv6 one) | the addresses differ in those bits (not guaranteed; see its docs) |
 //! | [`StatefulSetOrdinal`] | `name-N` hostname of a Kubernetes StatefulSet pod | one StatefulSet (or disjoint offsets) per node range |
 //!
 //! For a guarantee that holds whatever the network or the scheduler does, lease the node
-//! from a coordination service instead (`snowmint::redis`, feature `redis`).
+//! from a coordination service instead (the `snowmint-lease` crate: Redis, etcd).
 //!
 //! ```
 //! use snowmint::node::{self, NodeSource};
@@ -31,14 +31,11 @@ mod hostname;
 #[cfg(feature = "ip")]
 mod ip;
 
-pub use self::env::{parse_number, EnvVar};
+pub use self::env::EnvVar;
 pub use self::error::NodeError;
 pub use self::hostname::StatefulSetOrdinal;
 #[cfg(feature = "ip")]
 pub use self::ip::PrivateIpv4;
-
-#[cfg(any(feature = "redis", feature = "etcd"))]
-pub(crate) use self::hostname::system_hostname;
 
 use crate::layout::Layout;
 

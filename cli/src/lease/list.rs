@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
-use snowmint::lease::{NamespaceState, NodeState, RecordState};
+use snowmint_lease::{NamespaceState, NodeState, RecordState};
 
 use super::{store_error, Store};
 use crate::error::CliError;

@@ -12,9 +12,9 @@ mod raise;
 
 use std::time::Duration;
 
-use snowmint::etcd::EtcdLease;
-use snowmint::lease::{FloorRaised, LeaseError, NamespaceState};
-use snowmint::redis::RedisLease;
+use snowmint_lease::etcd::EtcdLease;
+use snowmint_lease::redis::RedisLease;
+use snowmint_lease::{FloorRaised, LeaseError, NamespaceState};
 
 use crate::error::CliError;
 use crate::serve::with_cause;

@@ -170,8 +170,8 @@ fn node_range(text: &str) -> Result<RangeInclusive<u64>, String> {
         )
     };
     let (first, last) = text.split_once('-').ok_or_else(bad)?;
-    let first = snowmint::node::parse_number(first).ok_or_else(bad)?;
-    let last = snowmint::node::parse_number(last).ok_or_else(bad)?;
+    let first = crate::value::parse_number(first).ok_or_else(bad)?;
+    let last = crate::value::parse_number(last).ok_or_else(bad)?;
     if first > last {
         return Err(bad());
     }

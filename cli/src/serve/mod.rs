@@ -35,8 +35,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use axum::serve::ListenerExt;
-use snowmint::lease::{AcquireProgress, Backend, Lease, LeaseError};
 use snowmint::{Fenced, Layout, ShardError, ShardedGenerator, ShardedGeneratorBuilder, TscClock};
+use snowmint_lease::{AcquireProgress, Backend, Lease, LeaseError};
 
 use self::args::LeaseArgs;
 use self::metrics::HttpMetrics;

@@ -89,7 +89,7 @@ pub fn count(path: &str, query: Option<&str>, max: u64) -> Result<u64, Problem> 
             ),
         ));
     };
-    let value = snowmint::node::parse_number(&text).ok_or_else(|| {
+    let value = crate::value::parse_number(&text).ok_or_else(|| {
         Problem::bad_request(
             "n_not_a_number",
             format!(

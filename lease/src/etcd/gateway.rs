@@ -6,12 +6,12 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::security::Security;
-use crate::fleet::lease::Password;
+use crate::lease::Password;
 
 /// Why a request got no answer from any endpoint, or an error answer from one.
 ///
 /// ```
-/// let e = snowmint::etcd::GatewayError {
+/// let e = snowmint_lease::etcd::GatewayError {
 ///     endpoint: "10.0.0.5:2379".to_string(),
 ///     reason: "connect: Connection refused".to_string(),
 /// };

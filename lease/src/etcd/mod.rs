@@ -3,12 +3,12 @@
 //!
 //! etcd replicates every write through Raft before it answers, so a lease survives the loss
 //! of a minority of the cluster's members, and every claim gets a **fencing token** that only
-//! grows: the holder key's `create_revision` ([`Fenced::token`](crate::Fenced::token)). The
-//! rules are the same as for every backend ([`crate::lease`]); the client speaks to etcd's
+//! grows: the holder key's `create_revision` ([`Fenced::token`](snowmint::fence::Fenced::token)). The
+//! rules are the same as for every backend ([the crate's docs](crate)); the client speaks to etcd's
 //! JSON gateway (`/v3/...`, etcd 3.4 and later) over `ureq`, a blocking HTTP/1.1 client:
 //! no `protoc`, no async runtime. A secured cluster: `etcds://` with
 //! [`ca_pem`](Lease::ca_pem), [`client_cert_pem`](Lease::client_cert_pem) and
-//! [`user`](Lease::user) ([`crate::docs::fleets`], "Connecting to a secured store").
+//! [`user`](Lease::user) ([`snowmint::docs::fleets`], "Connecting to a secured store").
 //!
 //! Files: the URL and the backend here, the gateway client (`gateway.rs`), TLS and the user
 //! (`security.rs`), the keys and transactions (`store.rs`).
@@ -20,7 +20,7 @@
 //!
 //! ```no_run
 //! use std::time::Duration;
-//! use snowmint::etcd::EtcdLease;
+//! use snowmint_lease::etcd::EtcdLease;
 //! use snowmint::{Generator, Layout};
 //!
 //! let lease = EtcdLease::new("etcd://127.0.0.1:2379,127.0.0.1:22379,127.0.0.1:32379")?
@@ -38,7 +38,7 @@ mod security;
 mod store;
 
 pub use self::gateway::GatewayError;
-pub use crate::fleet::lease::{Lease, LeaseError};
+pub use crate::lease::{Lease, LeaseError};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,15 +46,15 @@ use std::time::Duration;
 use self::gateway::Gateway;
 use self::security::Security;
 use self::store::EtcdStore;
-use crate::fleet::fence::Note;
+use snowmint::fence::Note;
 
 /// The etcd backend of a [`Lease`]: the cluster's client endpoints (`host:port`), tried in
 /// turn.
 ///
 /// ```
-/// let lease = snowmint::etcd::EtcdLease::new("etcd://127.0.0.1:2379,127.0.0.1:22379")?;
+/// let lease = snowmint_lease::etcd::EtcdLease::new("etcd://127.0.0.1:2379,127.0.0.1:22379")?;
 /// assert_eq!(lease.endpoints(), ["127.0.0.1:2379", "127.0.0.1:22379"]);
-/// # Ok::<(), snowmint::lease::LeaseError>(())
+/// # Ok::<(), snowmint_lease::LeaseError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Etcd {
@@ -62,7 +62,7 @@ pub struct Etcd {
     security: Security,
 }
 
-impl crate::fleet::lease::sealed_backend::Sealed for Etcd {
+impl crate::lease::sealed_backend::Sealed for Etcd {
     type Store = EtcdStore;
     const NAME: &'static str = "etcd";
     const MIN_TTL: Duration = Duration::from_secs(1);
@@ -84,7 +84,7 @@ impl crate::fleet::lease::sealed_backend::Sealed for Etcd {
     }
 }
 
-/// Leases a node number from an etcd v3 cluster for a [`Fenced`](crate::Fenced): a
+/// Leases a node number from an etcd v3 cluster for a [`Fenced`](snowmint::fence::Fenced): a
 /// [`Lease`] on [`Etcd`].
 ///
 /// # How it works
@@ -97,7 +97,7 @@ impl crate::fleet::lease::sealed_backend::Sealed for Etcd {
 /// - **The record**: the claim's transaction also reads the namespace's record
 ///   (`snowmint/NS/record`, created before the first claim, never expiring); another TTL or
 ///   layout is [`LeaseError::Mismatch`].
-/// - **The forgetting rule** ([`lease`](crate::lease)): etcd is linearizable, so a settled
+/// - **The forgetting rule** ([the crate's docs](crate)): etcd is linearizable, so a settled
 ///   record read with the claim vouches that nothing was lost: the source starts after the
 ///   node's mark at once (a node never used, or released with nothing issued, at once). A
 ///   record missing (a new namespace, a wiped cluster) or not yet settled: the source mints
@@ -108,7 +108,7 @@ impl crate::fleet::lease::sealed_backend::Sealed for Etcd {
 /// - **Fence**: the hold is proven until `send time of the last successful keep-alive + TTL
 ///   − margin`, checked with a reading taken after each mint. If etcd no longer has the
 ///   lease, the node is taken back if free (after the forgetting rule's wait), or the
-///   source is [lost](crate::FenceError::Lost) for good.
+///   source is [lost](snowmint::fence::FenceError::Lost) for good.
 /// - **Fail-over**: every request goes to the endpoint that answered last, then to each of
 ///   the others, each bounded by the I/O timeout; every request is safe to repeat.
 /// - **Release** (on drop): a transaction, guarded by the token, lowers the mark to the last
@@ -125,13 +125,13 @@ impl crate::fleet::lease::sealed_backend::Sealed for Etcd {
 ///
 /// # Not guaranteed
 /// - **A restore from an older backup** keeps a settled record with older marks: follow the
-///   restore procedure in [`crate::docs::fleets`].
+///   restore procedure in [`snowmint::docs::fleets`].
 /// - **One namespace per layout, one TTL per namespace**, enforced by the record.
 ///
 /// ```no_run
 /// use std::time::Duration;
-/// use snowmint::etcd::EtcdLease;
-/// use snowmint::lease::LeaseError;
+/// use snowmint_lease::etcd::EtcdLease;
+/// use snowmint_lease::LeaseError;
 /// use snowmint::{FenceError, Generator, Layout};
 ///
 /// let lease = EtcdLease::new("etcd://10.0.0.5:2379,10.0.0.6:2379,10.0.0.7:2379")?
@@ -163,7 +163,7 @@ impl Lease<Etcd> {
     /// until [`acquire`](Lease::acquire).
     ///
     /// ```
-    /// use snowmint::etcd::EtcdLease;
+    /// use snowmint_lease::etcd::EtcdLease;
     /// assert!(EtcdLease::new("etcd://127.0.0.1:2379").is_ok());
     /// assert!(EtcdLease::new("http://a:2379,http://b:2379").is_ok());
     /// assert!(EtcdLease::new("etcds://a:2379,b:2379")?.is_tls());
@@ -175,7 +175,7 @@ impl Lease<Etcd> {
     /// );
     /// let err = EtcdLease::new("https://a:2379,http://b:2379").unwrap_err();
     /// assert!(err.to_string().contains("both plain and TLS endpoints"), "{err}");
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn new(url: &str) -> Result<EtcdLease, LeaseError> {
         let parse_error = |text: String| LeaseError::Etcd {
@@ -223,9 +223,9 @@ impl Lease<Etcd> {
     /// The cluster's client endpoints, in the order they are tried first.
     ///
     /// ```
-    /// let lease = snowmint::etcd::EtcdLease::new("etcd://a:1,b:2")?;
+    /// let lease = snowmint_lease::etcd::EtcdLease::new("etcd://a:1,b:2")?;
     /// assert_eq!(lease.endpoints(), ["a:1", "b:2"]);
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn endpoints(&self) -> &[String] {
         &self.backend().endpoints

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::gateway::base64;
 use super::store::{kvs, modified_at, number, prefix_end, record_kv, text, EtcdStore};
-use crate::fleet::lease::{FloorRaised, LeaseError, NamespaceState, NodeState, RecordState};
+use crate::lease::{FloorRaised, LeaseError, NamespaceState, NodeState, RecordState};
 
 /// Marks per transaction: two operations each (a compare, a put), below etcd's default
 /// `--max-txn-ops` of 128.
@@ -199,7 +199,7 @@ pub(super) fn raise_floor(store: &mut EtcdStore, to: u64) -> Result<FloorRaised,
     }
     Err(LeaseError::Etcd {
         action: "raise the namespace's floor",
-        cause: std::sync::Arc::new(crate::fleet::fence::Note::new(format!(
+        cause: std::sync::Arc::new(snowmint::fence::Note::new(format!(
             "the namespace's keys kept changing under {ROUNDS} rounds of reads and writes"
         ))),
     })

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use ureq::tls::{parse_pem, Certificate, ClientCert, PemItem, PrivateKey, RootCerts, TlsConfig};
 
 use super::Etcd;
-use crate::fleet::fence::Note;
-use crate::fleet::lease::{Lease, LeaseError, Password};
+use crate::lease::{Lease, LeaseError, Password};
+use snowmint::fence::Note;
 
 /// The connection settings of an etcd lease beyond its endpoints. Its `Debug` shows what is
 /// set, never a key or the password.
@@ -125,7 +125,7 @@ impl Lease<Etcd> {
     /// the webpki roots. Needs a TLS URL (`etcds://`).
     ///
     /// ```
-    /// use snowmint::etcd::EtcdLease;
+    /// use snowmint_lease::etcd::EtcdLease;
     ///
     /// let err = EtcdLease::new("etcds://127.0.0.1:2379")?.ca_pem(b"not PEM").unwrap_err();
     /// assert_eq!(
@@ -134,7 +134,7 @@ impl Lease<Etcd> {
     /// );
     /// let err = EtcdLease::new("etcd://127.0.0.1:2379")?.ca_pem(b"").unwrap_err();
     /// assert!(err.to_string().contains("use etcds://"), "{err}");
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn ca_pem(mut self, pem: &[u8]) -> Result<Self, LeaseError> {
         self.backend_mut().security.set_roots(pem)?;
@@ -146,13 +146,13 @@ impl Lease<Etcd> {
     /// `--client-cert-auth` (etcdctl's `--cert` and `--key`). Needs a TLS URL.
     ///
     /// ```
-    /// use snowmint::etcd::EtcdLease;
+    /// use snowmint_lease::etcd::EtcdLease;
     ///
     /// let err = EtcdLease::new("etcds://127.0.0.1:2379")?
     ///     .client_cert_pem(b"", b"")
     ///     .unwrap_err();
     /// assert!(err.to_string().starts_with("could not read the client certificate"), "{err}");
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn client_cert_pem(mut self, cert_pem: &[u8], key_pem: &[u8]) -> Result<Self, LeaseError> {
         self.backend_mut().security.set_client(cert_pem, key_pem)?;
@@ -166,13 +166,13 @@ impl Lease<Etcd> {
     /// endpoint and etcd's answer; the password is in no message and no `Debug`.
     ///
     /// ```
-    /// use snowmint::etcd::EtcdLease;
-    /// use snowmint::lease::Password;
+    /// use snowmint_lease::etcd::EtcdLease;
+    /// use snowmint_lease::Password;
     ///
     /// let lease = EtcdLease::new("etcds://127.0.0.1:2379")?.user("minter", Password::new("pw"));
     /// assert_eq!(lease.user_name(), Some("minter"));
     /// assert!(!format!("{lease:?}").contains("\"pw\""));
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn user(mut self, name: &str, password: Password) -> Self {
         self.backend_mut().security.user = Some((name.to_string(), password));
@@ -182,8 +182,8 @@ impl Lease<Etcd> {
     /// The etcd user set with [`user`](Lease::user), if any.
     ///
     /// ```
-    /// assert_eq!(snowmint::etcd::EtcdLease::new("etcd://a:1")?.user_name(), None);
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// assert_eq!(snowmint_lease::etcd::EtcdLease::new("etcd://a:1")?.user_name(), None);
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn user_name(&self) -> Option<&str> {
         self.backend()
@@ -196,10 +196,10 @@ impl Lease<Etcd> {
     /// Whether the endpoints are reached over TLS (`etcds://` or `https://`).
     ///
     /// ```
-    /// use snowmint::etcd::EtcdLease;
+    /// use snowmint_lease::etcd::EtcdLease;
     /// assert!(!EtcdLease::new("etcd://a:1")?.is_tls());
     /// assert!(EtcdLease::new("https://a:1")?.is_tls());
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn is_tls(&self) -> bool {
         self.backend().security.tls

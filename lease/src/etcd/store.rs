@@ -18,9 +18,9 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::gateway::{base64, Answer, Gateway};
-use crate::fleet::fence::Note;
-use crate::fleet::lease::store::{Claim, Store};
-use crate::fleet::lease::{FloorRaised, LeaseError, NamespaceState};
+use crate::lease::store::{Claim, Store};
+use crate::lease::{FloorRaised, LeaseError, NamespaceState};
+use snowmint::fence::Note;
 
 /// A claim this owner holds: its fencing token, the node's mark (milliseconds, and whether
 /// this owner wrote it), if one is stored, and whether the record vouched for the claim.
@@ -41,7 +41,7 @@ pub struct EtcdStore {
     mark: u64,
     /// The mark key's `mod_revision` when this owner last read or wrote it (0: absent): a
     /// renewal writes the mark only if it is unchanged since, so that it never lowers a mark
-    /// raised by another writer ([`Lease::raise_floor`](crate::lease::Lease::raise_floor)).
+    /// raised by another writer ([`Lease::raise_floor`](crate::Lease::raise_floor)).
     mark_rev: u64,
     /// The raft term of the last answer, recorded with each mark written.
     raft_term: u64,

@@ -5,9 +5,9 @@ use core::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::fleet::fence::Cause;
-use crate::layout::LayoutError;
-use crate::mint::MintError;
+use snowmint::fence::Cause;
+use snowmint::LayoutError;
+use snowmint::MintError;
 
 /// Why [`Lease::acquire`](super::Lease::acquire) (a Redis or an etcd lease) returned no
 /// generator.
@@ -16,7 +16,7 @@ use crate::mint::MintError;
 ///
 /// ```
 /// use std::time::Duration;
-/// use snowmint::lease::LeaseError;
+/// use snowmint_lease::LeaseError;
 ///
 /// let err = LeaseError::AllTaken { namespace: "orders".into(), first: 0, last: 7, ttl: Duration::from_secs(10) };
 /// assert_eq!(
@@ -101,7 +101,7 @@ pub enum LeaseError {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use snowmint::lease::LeaseError;
+    /// use snowmint_lease::LeaseError;
     ///
     /// let err = LeaseError::Mismatch {
     ///     namespace: "orders".into(),

@@ -6,10 +6,10 @@ use std::time::{Duration, Instant};
 
 use super::error::LeaseError;
 use super::store::Store;
-use crate::fleet::fence::mark::ceil_millis;
-use crate::fleet::fence::{Keeper, Note, Renewal};
+use snowmint::fence::ceil_millis;
+use snowmint::fence::{Keeper, Note, Renewal};
 
-/// Renews a held node for a [`Fenced`](crate::Fenced).
+/// Renews a held node for a [`Fenced`](snowmint::fence::Fenced).
 pub(crate) struct LeaseKeeper<S> {
     pub(crate) store: S,
     pub(crate) node: u64,
@@ -71,7 +71,7 @@ impl<S: Store> LeaseKeeper<S> {
         if self.unsettled && past {
             if let Ok(done) = self.store.settle() {
                 self.unsettled = false;
-                crate::events::lease_record_settled(self.node, done);
+                snowmint::fence::events::lease_record_settled(self.node, done);
             }
         }
     }
@@ -102,7 +102,7 @@ impl<S: Store> LeaseKeeper<S> {
             forgetting_floor(claimed, self.ttl, self.margin)
         };
         let floor = rule.max(theirs.unwrap_or(0));
-        crate::events::lease_taken_back(node, floor);
+        snowmint::fence::events::lease_taken_back(node, floor);
         self.floor = self.floor.max(Some(floor));
         match self.renew_at(claimed) {
             Ok(Some(Renewal::Held {

@@ -19,7 +19,7 @@
 //!   stamped after `claim + TTL + margin`, and [`acquire`](Lease::acquire) waits that long,
 //!   then settles the record. An earlier holder that still believed it held the node
 //!   recorded no mark later than its last renewal plus the TTL, and stopped itself at its
-//!   deadline, `margin` before that. [`crate::docs::fleets`] gives the reasoning.
+//!   deadline, `margin` before that. [`snowmint::docs::fleets`] gives the reasoning.
 //! - **Marks.** Every renewal (every third of the TTL) extends the key and raises the node's
 //!   mark to `now + TTL` *before* the source may mint up to it; the next holder starts after
 //!   the mark. A clean release lowers the mark to the last time issued.
@@ -60,11 +60,11 @@ use std::time::{Duration, Instant};
 use self::held::Held;
 use self::keeper::{forgetting_floor, LeaseKeeper};
 use self::store::Store;
-use crate::clock::Clock;
-use crate::fleet::fence::mark::{behind, resume_after, wait_past};
-use crate::fleet::fence::{FenceError, Fenced, Keeper, Renewal};
-use crate::mint::MintError;
-use crate::source::{IdSource, SourceBuilder};
+use snowmint::fence::{behind, resume_after, wait_past};
+use snowmint::fence::{FenceError, Fenced, Keeper, Renewal};
+use snowmint::Clock;
+use snowmint::MintError;
+use snowmint::{IdSource, SourceBuilder};
 
 /// The most nodes one lease scans.
 const MAX_RANGE: u64 = 1 << 16;
@@ -114,7 +114,7 @@ impl<T: sealed_backend::Sealed> Backend for T {}
 /// ```no_run
 /// # #[cfg(feature = "etcd")] {
 /// use std::time::Duration;
-/// use snowmint::etcd::EtcdLease;
+/// use snowmint_lease::etcd::EtcdLease;
 /// use snowmint::{Generator, Layout};
 ///
 /// let lease = EtcdLease::new("etcd://10.0.0.5:2379,10.0.0.6:2379,10.0.0.7:2379")?
@@ -157,10 +157,10 @@ impl<B: Backend> Lease<B> {
     ///
     /// ```
     /// # #[cfg(feature = "redis")] {
-    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?.namespace("orders");
+    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.namespace("orders");
     /// assert_eq!(lease.namespace_name(), "orders");
     /// # }
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn namespace(mut self, namespace: &str) -> Self {
         self.namespace = namespace.to_string();
@@ -171,10 +171,10 @@ impl<B: Backend> Lease<B> {
     ///
     /// ```
     /// # #[cfg(feature = "etcd")] {
-    /// let lease = snowmint::etcd::EtcdLease::new("etcd://127.0.0.1:2379")?;
+    /// let lease = snowmint_lease::etcd::EtcdLease::new("etcd://127.0.0.1:2379")?;
     /// assert_eq!(lease.namespace_name(), "default");
     /// # }
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn namespace_name(&self) -> &str {
         &self.namespace
@@ -188,10 +188,10 @@ impl<B: Backend> Lease<B> {
     /// ```
     /// # #[cfg(feature = "redis")] {
     /// use std::time::Duration;
-    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?.ttl(Duration::from_secs(30));
+    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.ttl(Duration::from_secs(30));
     /// assert_eq!(lease.ttl_set(), Duration::from_secs(30));
     /// # }
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
@@ -202,10 +202,10 @@ impl<B: Backend> Lease<B> {
     ///
     /// ```
     /// # #[cfg(feature = "redis")] {
-    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?;
+    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?;
     /// assert_eq!(lease.ttl_set(), std::time::Duration::from_secs(10));
     /// # }
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn ttl_set(&self) -> Duration {
         self.ttl
@@ -218,10 +218,10 @@ impl<B: Backend> Lease<B> {
     /// ```
     /// # #[cfg(feature = "redis")] {
     /// use std::time::Duration;
-    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?.margin(Duration::from_secs(1));
+    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.margin(Duration::from_secs(1));
     /// assert_eq!(lease.margin_set(), Duration::from_secs(1));
     /// # }
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn margin(mut self, margin: Duration) -> Self {
         self.margin = Some(margin);
@@ -232,10 +232,10 @@ impl<B: Backend> Lease<B> {
     ///
     /// ```
     /// # #[cfg(feature = "redis")] {
-    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?;
+    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?;
     /// assert_eq!(lease.margin_set(), std::time::Duration::from_secs(2));
     /// # }
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn margin_set(&self) -> Duration {
         self.margin.unwrap_or(self.ttl / 5)
@@ -248,9 +248,9 @@ impl<B: Backend> Lease<B> {
     /// ```
     /// # #[cfg(feature = "redis")] {
     /// use std::time::Duration;
-    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?.max_wait(Duration::from_secs(2));
+    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.max_wait(Duration::from_secs(2));
     /// # }
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn max_wait(mut self, max: Duration) -> Self {
         self.max_wait = max;
@@ -262,9 +262,9 @@ impl<B: Backend> Lease<B> {
     ///
     /// ```
     /// # #[cfg(feature = "redis")] {
-    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?.nodes(100..=199);
+    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.nodes(100..=199);
     /// # }
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn nodes(mut self, nodes: RangeInclusive<u64>) -> Self {
         self.nodes = Some(nodes);
@@ -277,9 +277,9 @@ impl<B: Backend> Lease<B> {
     /// ```
     /// # #[cfg(feature = "redis")] {
     /// use std::time::Duration;
-    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?.io_timeout(Duration::from_millis(500));
+    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.io_timeout(Duration::from_millis(500));
     /// # }
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn io_timeout(mut self, timeout: Duration) -> Self {
         self.io_timeout = Some(timeout);
@@ -304,7 +304,7 @@ impl<B: Backend> Lease<B> {
     ///
     /// ```no_run
     /// # #[cfg(feature = "redis")] {
-    /// use snowmint::redis::RedisLease;
+    /// use snowmint_lease::redis::RedisLease;
     /// use snowmint::{Generator, Layout, WallClock};
     /// let gen = RedisLease::new("redis://127.0.0.1:6379/")?
     ///     .acquire(Generator::builder(Layout::SONYFLAKE).clock(WallClock))?;
@@ -327,8 +327,8 @@ impl<B: Backend> Lease<B> {
     ///
     /// ```no_run
     /// # #[cfg(feature = "redis")] {
-    /// use snowmint::lease::AcquireProgress;
-    /// use snowmint::redis::RedisLease;
+    /// use snowmint_lease::AcquireProgress;
+    /// use snowmint_lease::redis::RedisLease;
     /// use snowmint::{Generator, Layout};
     ///
     /// let gen = RedisLease::new("redis://127.0.0.1:6379/")?.acquire_with(
@@ -384,7 +384,13 @@ impl<B: Backend> Lease<B> {
                 ttl: self.ttl,
             })?;
         let node = claim.node;
-        crate::events::lease_acquired(&layout, B::NAME, &self.namespace, node, claim.mark);
+        snowmint::fence::events::lease_acquired(
+            &layout,
+            B::NAME,
+            &self.namespace,
+            node,
+            claim.mark,
+        );
         let mut keeper = LeaseKeeper {
             store,
             node,
@@ -400,13 +406,7 @@ impl<B: Backend> Lease<B> {
             &mut on_progress,
         );
         match started {
-            Ok((source, first)) => Ok(Fenced::start_with(
-                source,
-                node,
-                Box::new(keeper),
-                Some(first),
-                true,
-            )),
+            Ok((source, first)) => Ok(Fenced::start_proven(source, node, keeper, first)),
             Err(e) => {
                 // Give the node back, its mark untouched.
                 let _ = keeper.store.release(claim.mark);
@@ -468,7 +468,7 @@ impl<B: Backend> Lease<B> {
             }
         }
         if let Some((mark_raft_term, raft_term)) = claim.restore_sign {
-            crate::events::lease_restore_sign(node, mark_raft_term, raft_term, floor);
+            snowmint::fence::events::lease_restore_sign(node, mark_raft_term, raft_term, floor);
             on_progress(AcquireProgress::Restored {
                 node,
                 until_unix_millis: floor,
@@ -555,7 +555,7 @@ impl<B: Backend> Lease<B> {
 /// The layout as a namespace's record holds it: every field that gives a node's IDs their
 /// meaning (bit widths, unit, epoch, order, time grid) and the leased node range's top, so
 /// that two holders of one node number always mint disjoint IDs.
-pub(crate) fn describe(layout: &crate::Layout, max_node: u64) -> String {
+pub(crate) fn describe(layout: &snowmint::Layout, max_node: u64) -> String {
     format!(
         "{}+{}+{} bits, unit {} ns, epoch {} ns, {:?}, {:?}, nodes 0..={max_node}",
         layout.time_bits(),

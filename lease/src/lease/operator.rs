@@ -12,12 +12,12 @@ impl<B: Backend> Lease<B> {
     ///
     /// ```no_run
     /// # #[cfg(feature = "etcd")] {
-    /// let state = snowmint::etcd::EtcdLease::new("etcd://127.0.0.1:2379")?.namespace("orders").list()?;
+    /// let state = snowmint_lease::etcd::EtcdLease::new("etcd://127.0.0.1:2379")?.namespace("orders").list()?;
     /// if let Some(record) = &state.record {
     ///     println!("made with TTL {:?} for {}", record.ttl, record.layout);
     /// }
     /// # }
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn list(&self) -> Result<NamespaceState, LeaseError> {
         let mut state = self.open_for_operator()?.list()?;
@@ -32,15 +32,15 @@ impl<B: Backend> Lease<B> {
     /// Atomic per store call (one script on Redis; on etcd, a transaction per record and per
     /// batch of marks, each applied only if the key is unchanged since read, else read
     /// again), and safe while holders run: a renewal never lowers a mark. Give it the time of
-    /// the loss or later: see the restore procedure in [`crate::docs::fleets`].
+    /// the loss or later: see the restore procedure in [`snowmint::docs::fleets`].
     ///
     /// ```no_run
     /// # #[cfg(feature = "redis")] {
-    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?.namespace("orders");
+    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.namespace("orders");
     /// let raised = lease.raise_floor(1_796_000_000_000)?;
     /// println!("raised {} marks; floor {:?}", raised.raised.len(), raised.floor_unix_millis);
     /// # }
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn raise_floor(&self, to_unix_millis: u64) -> Result<FloorRaised, LeaseError> {
         let mut raised = self.open_for_operator()?.raise_floor(to_unix_millis)?;

@@ -7,12 +7,27 @@ pub(crate) fn owner_token() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     // Relaxed: only the value's uniqueness in this process matters, which any RMW gives.
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let host = crate::fleet::node::system_hostname().unwrap_or_else(|| "unknown-host".to_string());
+    let host = hostname().unwrap_or_else(|| "unknown-host".to_string());
     format!(
         "{host}/{}/{}/{n}",
         std::process::id(),
-        crate::clock::system_unix_nanos()
+        snowmint::Clock::now_unix_nanos(&snowmint::WallClock)
     )
+}
+
+/// The machine's host name, for people reading the owner token (the process, time and
+/// counter make it unique): the kernel's, else `$HOSTNAME`, else `/etc/hostname`.
+fn hostname() -> Option<String> {
+    let from_file = |p: &str| std::fs::read_to_string(p).ok();
+    [
+        from_file("/proc/sys/kernel/hostname"),
+        std::env::var("HOSTNAME").ok(),
+        from_file("/etc/hostname"),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|h| h.trim().to_string())
+    .find(|h| !h.is_empty())
 }
 
 /// A random number for a namespace's record: std's randomly seeded hasher (the OS's

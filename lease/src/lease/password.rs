@@ -5,7 +5,7 @@
 /// error message by accident. Read it from the environment or a file, never a command line.
 ///
 /// ```
-/// use snowmint::lease::Password;
+/// use snowmint_lease::Password;
 ///
 /// let password = Password::new("s3cret");
 /// assert_eq!(format!("{password:?}"), "Password(<redacted>)");
@@ -19,7 +19,7 @@ impl Password {
     /// trimmed by the caller).
     ///
     /// ```
-    /// let password = snowmint::lease::Password::new(String::from("hunter2"));
+    /// let password = snowmint_lease::Password::new(String::from("hunter2"));
     /// assert_eq!(password.expose(), "hunter2");
     /// ```
     pub fn new(text: impl Into<String>) -> Password {
@@ -29,7 +29,7 @@ impl Password {
     /// The password itself, for the one request that sends it.
     ///
     /// ```
-    /// assert_eq!(snowmint::lease::Password::new("pw").expose(), "pw");
+    /// assert_eq!(snowmint_lease::Password::new("pw").expose(), "pw");
     /// ```
     pub fn expose(&self) -> &str {
         &self.0

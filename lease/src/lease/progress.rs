@@ -5,7 +5,7 @@
 /// while it is not ready yet.
 ///
 /// ```
-/// use snowmint::lease::AcquireProgress;
+/// use snowmint_lease::AcquireProgress;
 ///
 /// let step = AcquireProgress::Forgetting { node: 3, until_unix_millis: 1_700_000_012_000 };
 /// assert_eq!(step.waits_until_unix_millis(), Some(1_700_000_012_000));
@@ -30,7 +30,7 @@ pub enum AcquireProgress {
     /// `mark_raft_term`, and the claim's answer carries the lower `raft_term`, as a cluster
     /// made anew from a snapshot does): waiting for the forgetting rule, until the clock reads
     /// `until_unix_millis`. Run `snowmint lease raise-floor` after a restore (see
-    /// [`crate::docs::fleets`]).
+    /// [`snowmint::docs::fleets`]).
     Restored {
         /// The node claimed.
         node: u64,
@@ -55,7 +55,7 @@ impl AcquireProgress {
     /// Until when this step waits, Unix milliseconds (`None` while claiming).
     ///
     /// ```
-    /// use snowmint::lease::AcquireProgress;
+    /// use snowmint_lease::AcquireProgress;
     /// let step = AcquireProgress::PastMark { node: 0, until_unix_millis: 5 };
     /// assert_eq!(step.waits_until_unix_millis(), Some(5));
     /// ```

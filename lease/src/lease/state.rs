@@ -8,12 +8,12 @@ use std::time::Duration;
 ///
 /// ```no_run
 /// # #[cfg(feature = "redis")] {
-/// let state = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?.namespace("orders").list()?;
+/// let state = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.namespace("orders").list()?;
 /// for node in &state.nodes {
 ///     println!("node {}: held by {:?}, mark {:?}", node.node, node.holder, node.mark_unix_millis);
 /// }
 /// # }
-/// # Ok::<(), snowmint::lease::LeaseError>(())
+/// # Ok::<(), snowmint_lease::LeaseError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -28,7 +28,7 @@ pub struct NamespaceState {
 ///
 /// ```
 /// # #[cfg(feature = "redis")] {
-/// fn show(r: &snowmint::lease::RecordState) -> String {
+/// fn show(r: &snowmint_lease::RecordState) -> String {
 ///     format!("incarnation {}, TTL {:?}, floor {:?}", r.incarnation, r.ttl, r.floor_unix_millis)
 /// }
 /// # }
@@ -58,7 +58,7 @@ pub struct RecordState {
 ///
 /// ```
 /// # #[cfg(feature = "redis")] {
-/// fn held(n: &snowmint::lease::NodeState) -> bool {
+/// fn held(n: &snowmint_lease::NodeState) -> bool {
 ///     n.holder.is_some()
 /// }
 /// # }
@@ -84,7 +84,7 @@ pub struct NodeState {
 ///
 /// ```
 /// # #[cfg(feature = "redis")] {
-/// fn report(r: &snowmint::lease::FloorRaised) -> String {
+/// fn report(r: &snowmint_lease::FloorRaised) -> String {
 ///     format!("{} marks raised, {} already above", r.raised.len(), r.kept)
 /// }
 /// # }

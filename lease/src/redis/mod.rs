@@ -3,7 +3,7 @@
 //! Each generator takes a free node number atomically, renews its lease from a background
 //! thread, fences itself when it cannot renew in time, and leaves a high-water mark of the
 //! time it issued for the next owner of the node, who continues after it. The rules are the
-//! same for every backend ([`crate::lease`]); the keys, guarantees and failure modes of this
+//! same for every backend ([the crate's docs](crate)); the keys, guarantees and failure modes of this
 //! one are on [`RedisLease`].
 //!
 //! Keys, per namespace `NS` and node `N`:
@@ -17,7 +17,7 @@
 //!
 //! ```no_run
 //! use std::time::Duration;
-//! use snowmint::redis::RedisLease;
+//! use snowmint_lease::redis::RedisLease;
 //! use snowmint::{Generator, Layout};
 //!
 //! let lease = RedisLease::new("redis://127.0.0.1:6379/")?
@@ -33,7 +33,7 @@ mod operator;
 mod security;
 mod store;
 
-pub use crate::fleet::lease::{Lease, LeaseError};
+pub use crate::lease::{Lease, LeaseError};
 
 use std::time::Duration;
 
@@ -42,8 +42,8 @@ use self::store::{redis_error, Conn, Record, RedisStore};
 /// The Redis backend of a [`Lease`]: a client for one Redis server (or one cluster slot).
 ///
 /// ```
-/// let lease: snowmint::redis::RedisLease = snowmint::redis::RedisLease::new("redis://127.0.0.1:6379/")?;
-/// # Ok::<(), snowmint::lease::LeaseError>(())
+/// let lease: snowmint_lease::redis::RedisLease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1:6379/")?;
+/// # Ok::<(), snowmint_lease::LeaseError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Redis {
@@ -54,7 +54,7 @@ pub struct Redis {
     tls: security::TlsFiles,
 }
 
-impl crate::fleet::lease::sealed_backend::Sealed for Redis {
+impl crate::lease::sealed_backend::Sealed for Redis {
     type Store = RedisStore;
     const NAME: &'static str = "redis";
     const MIN_TTL: Duration = Duration::from_millis(30);
@@ -94,7 +94,7 @@ fn key_prefix(namespace: &str) -> String {
     format!("snowmint:{namespace}:node:")
 }
 
-/// Leases a node number from Redis for a [`Fenced`](crate::Fenced): a [`Lease`] on [`Redis`].
+/// Leases a node number from Redis for a [`Fenced`](snowmint::fence::Fenced): a [`Lease`] on [`Redis`].
 ///
 /// # How it works
 /// - **Acquire**: one Lua script tries `SET snowmint:NS:node:N TOKEN NX PX ttl` for each
@@ -103,7 +103,7 @@ fn key_prefix(namespace: &str) -> String {
 /// - **The record**: the same script reads the namespace's record (creating it if absent),
 ///   refuses another TTL or layout, and reads the server's `run_id` and `master_replid`
 ///   (`INFO` from inside the script, so the identity is the one that ran the claim).
-/// - **The forgetting rule** ([`lease`](crate::lease)): unless the record was settled by
+/// - **The forgetting rule** ([the crate's docs](crate)): unless the record was settled by
 ///   this very server (a restart gives a new `run_id`, a fail-over or a resync another
 ///   `master_replid`: either may have lost writes), the generator mints only after one TTL
 ///   plus the margin, then settles the record for this server. Always after the node's mark
@@ -114,11 +114,11 @@ fn key_prefix(namespace: &str) -> String {
 ///   recorded in Redis, so the next owner, who starts after the mark, can never repeat one.
 /// - **Fence**: the hold is proven until `send time of the last successful renewal + TTL −
 ///   margin`, checked with a clock reading taken after each mint; after that
-///   [`next_id`](crate::Fenced::next_id) returns [`FenceError::Fenced`](crate::FenceError::Fenced)
+///   [`next_id`](snowmint::fence::Fenced::next_id) returns [`FenceError::Fenced`](snowmint::fence::FenceError::Fenced)
 ///   until a renewal gets through. If the key expired or was lost meanwhile, the same node is
 ///   taken back if it is free, and minting resumes after the forgetting rule's wait (and
 ///   after any owner in between); if another process holds it, the generator is
-///   [lost](crate::FenceError::Lost) for good.
+///   [lost](snowmint::fence::FenceError::Lost) for good.
 /// - **Release** (on drop): the mark is lowered to the last time actually issued and the
 ///   key deleted, so the next owner starts at once.
 ///
@@ -137,7 +137,7 @@ fn key_prefix(namespace: &str) -> String {
 /// - **Loss the identity does not show**: `DEBUG RELOAD NOSAVE`, `RESTORE` or a copy of the
 ///   keys from elsewhere onto a running server. Use [`Lease::namespace`] anew, or delete the
 ///   record while no holder runs.
-/// - **A fencing token.** Redis has none: [`Fenced::token`](crate::Fenced::token) is
+/// - **A fencing token.** Redis has none: [`Fenced::token`](snowmint::fence::Fenced::token) is
 ///   `None`. [`EtcdLease`](crate::etcd::EtcdLease) has one.
 /// - **One namespace per layout, one TTL per namespace**, enforced by the record
 ///   ([`LeaseError::Mismatch`]): marks are times, node numbers mean nothing across layouts,
@@ -147,8 +147,8 @@ fn key_prefix(namespace: &str) -> String {
 ///
 /// ```no_run
 /// use std::time::Duration;
-/// use snowmint::redis::RedisLease;
-/// use snowmint::lease::LeaseError;
+/// use snowmint_lease::redis::RedisLease;
+/// use snowmint_lease::LeaseError;
 /// use snowmint::{FenceError, Generator, Layout};
 ///
 /// let lease = RedisLease::new("redis://10.0.0.5:6379/")?
@@ -180,7 +180,7 @@ impl Lease<Redis> {
     /// most 65,536). Nothing is connected until [`acquire`](Lease::acquire).
     ///
     /// ```
-    /// use snowmint::redis::RedisLease;
+    /// use snowmint_lease::redis::RedisLease;
     /// assert!(RedisLease::new("redis://127.0.0.1:6379/").is_ok());
     /// assert!(RedisLease::new("not a url").is_err());
     /// ```
@@ -199,9 +199,9 @@ impl Lease<Redis> {
     /// The prefix of this namespace's node keys.
     ///
     /// ```
-    /// let lease = snowmint::redis::RedisLease::new("redis://127.0.0.1/")?.namespace("orders");
+    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.namespace("orders");
     /// assert_eq!(lease.key_prefix(), "snowmint:orders:node:");
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn key_prefix(&self) -> String {
         key_prefix(self.namespace_name())

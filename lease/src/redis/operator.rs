@@ -6,7 +6,7 @@ use std::time::Duration;
 use ::redis::Script;
 
 use super::store::{redis_error, RedisStore};
-use crate::fleet::lease::{FloorRaised, LeaseError, NamespaceState, NodeState, RecordState};
+use crate::lease::{FloorRaised, LeaseError, NamespaceState, NodeState, RecordState};
 
 /// Returns the record `KEYS[1]` (`HGETALL`, flat) and, for every key matching `ARGV[1]`
 /// (the node keys' prefix, glob-escaped, then `*`), flat quintuples `key, holder, pttl_ms,

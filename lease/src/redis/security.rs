@@ -7,7 +7,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 use super::store::redis_error;
 use super::Redis;
-use crate::fleet::lease::{Lease, LeaseError, Password};
+use crate::lease::{Lease, LeaseError, Password};
 
 /// The PEM texts of a `rediss://` connection's CA and client certificate, as given.
 #[derive(Clone, Default)]
@@ -87,13 +87,13 @@ impl Lease<Redis> {
     /// certificate, instead of the webpki roots. Needs a `rediss://` URL.
     ///
     /// ```
-    /// use snowmint::redis::RedisLease;
+    /// use snowmint_lease::redis::RedisLease;
     ///
     /// let err = RedisLease::new("rediss://127.0.0.1:6380/")?.ca_pem(b"not PEM").unwrap_err();
     /// assert!(err.to_string().starts_with("could not read the CA certificates in Redis"), "{err}");
     /// let err = RedisLease::new("redis://127.0.0.1:6379/")?.ca_pem(b"").unwrap_err();
     /// assert!(std::error::Error::source(&err).unwrap().to_string().contains("rediss://"));
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn ca_pem(mut self, pem: &[u8]) -> Result<Self, LeaseError> {
         const ACTION: &str = "read the CA certificates";
@@ -109,13 +109,13 @@ impl Lease<Redis> {
     /// a server started with `--tls-auth-clients yes` (its default). Needs `rediss://`.
     ///
     /// ```
-    /// use snowmint::redis::RedisLease;
+    /// use snowmint_lease::redis::RedisLease;
     ///
     /// let err = RedisLease::new("rediss://127.0.0.1:6380/")?
     ///     .client_cert_pem(b"", b"")
     ///     .unwrap_err();
     /// assert!(err.to_string().starts_with("could not read the client certificate"), "{err}");
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn client_cert_pem(mut self, cert_pem: &[u8], key_pem: &[u8]) -> Result<Self, LeaseError> {
         const ACTION: &str = "read the client certificate";
@@ -135,13 +135,13 @@ impl Lease<Redis> {
     /// than in the URL, it is in no `Debug`, message or process list.
     ///
     /// ```
-    /// use snowmint::lease::Password;
-    /// use snowmint::redis::RedisLease;
+    /// use snowmint_lease::Password;
+    /// use snowmint_lease::redis::RedisLease;
     ///
     /// let lease = RedisLease::new("redis://minter@127.0.0.1:6379/")?
     ///     .password(Password::new("s3cret-pw"))?;
     /// assert!(!format!("{lease:?}").contains("s3cret-pw"));
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn password(mut self, password: Password) -> Result<Self, LeaseError> {
         let backend = self.backend_mut();
@@ -158,9 +158,9 @@ impl Lease<Redis> {
     /// The server's address, `HOST:PORT`, as errors name it.
     ///
     /// ```
-    /// let lease = snowmint::redis::RedisLease::new("rediss://u@10.0.0.5:6380/")?;
+    /// let lease = snowmint_lease::redis::RedisLease::new("rediss://u@10.0.0.5:6380/")?;
     /// assert_eq!(lease.server(), "10.0.0.5:6380");
-    /// # Ok::<(), snowmint::lease::LeaseError>(())
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn server(&self) -> String {
         self.backend().info.addr().to_string()

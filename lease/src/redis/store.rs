@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use ::redis::{Client, Connection, RedisResult, Script};
 
-use crate::fleet::lease::keeper::millis;
-use crate::fleet::lease::store::{Claim, Store};
-use crate::fleet::lease::LeaseError;
-use crate::fleet::lease::{FloorRaised, NamespaceState};
+use crate::lease::keeper::millis;
+use crate::lease::store::{Claim, Store};
+use crate::lease::LeaseError;
+use crate::lease::{FloorRaised, NamespaceState};
 
 /// The identity of the server that runs a script: its `run_id` (new at every start) and its
 /// `master_replid` (new at every promotion, and taken from the master while a replica), so

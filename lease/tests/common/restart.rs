@@ -5,8 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use snowmint::lease::{Backend, Lease};
-use snowmint::{Fenced, Generator, Id, Layout, WallClock};
+use snowmint::fence::Fenced;
+use snowmint::{Generator, Id, Layout, WallClock};
+use snowmint_lease::{Backend, Lease};
 
 /// Long enough that "at once" (under half of it) is far from the rule's wait (TTL + margin)
 /// however loaded the machine.

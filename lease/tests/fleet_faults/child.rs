@@ -5,9 +5,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use snowmint::lease::AcquireProgress;
-use snowmint::redis::RedisLease;
-use snowmint::{FenceError, Fenced, Generator, Layout};
+use snowmint::fence::{FenceError, Fenced};
+use snowmint::{Generator, Layout};
+use snowmint_lease::redis::RedisLease;
+use snowmint_lease::AcquireProgress;
 
 #[cfg(feature = "etcd")]
 use crate::fleet::ChildTls;
@@ -89,7 +90,7 @@ pub(crate) fn run() {
                     })
                     .map(|g| (g, "-".to_string())),
                 #[cfg(feature = "etcd")]
-                "etcd" => snowmint::etcd::EtcdLease::new(&url)
+                "etcd" => snowmint_lease::etcd::EtcdLease::new(&url)
                     .map_err(|e| e.to_string())
                     .and_then(secured)
                     .and_then(|l| {
@@ -219,7 +220,9 @@ pub(crate) fn run() {
 /// The etcd lease with the CA, client certificate and user the parent named
 /// (`Fleet::secured`), or as it is when it named none.
 #[cfg(feature = "etcd")]
-fn secured(lease: snowmint::etcd::EtcdLease) -> Result<snowmint::etcd::EtcdLease, String> {
+fn secured(
+    lease: snowmint_lease::etcd::EtcdLease,
+) -> Result<snowmint_lease::etcd::EtcdLease, String> {
     let Some(tls) = ChildTls::from_env() else {
         return Ok(lease);
     };
@@ -229,5 +232,5 @@ fn secured(lease: snowmint::etcd::EtcdLease) -> Result<snowmint::etcd::EtcdLease
         .map_err(|e| e.to_string())?
         .client_cert_pem(&read(&tls.cert)?, &read(&tls.key)?)
         .map_err(|e| e.to_string())?
-        .user(&tls.user, snowmint::lease::Password::new(tls.password)))
+        .user(&tls.user, snowmint_lease::Password::new(tls.password)))
 }

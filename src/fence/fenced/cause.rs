@@ -2,8 +2,8 @@
 
 use super::Fenced;
 use crate::clock::Clock;
-use crate::fleet::fence::gate::{lock, Status};
-use crate::fleet::fence::FenceCause;
+use crate::fence::gate::{lock, Status};
+use crate::fence::FenceCause;
 use crate::id::Id;
 use crate::source::IdSource;
 
@@ -59,7 +59,7 @@ mod tests {
     use std::time::Duration;
 
     use crate::clock::ManualClock;
-    use crate::fleet::fence::{FenceCause, Fenced, Keeper, Note, Renewal};
+    use crate::fence::{FenceCause, Fenced, Keeper, Note, Renewal};
     use crate::generator::Generator;
     use crate::layout::Layout;
 

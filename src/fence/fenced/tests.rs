@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::Fenced;
 use crate::clock::ManualClock;
-use crate::fleet::fence::{FenceError, Keeper, Renewal};
+use crate::fence::{FenceError, Keeper, Renewal};
 use crate::generator::Generator;
 use crate::layout::Layout;
 use crate::source::IdSource;

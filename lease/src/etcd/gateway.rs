@@ -6,23 +6,15 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::security::Security;
-use crate::lease::Password;
+use crate::Password;
 
 /// Why a request got no answer from any endpoint, or an error answer from one.
-///
-/// ```
-/// let e = snowmint_lease::etcd::GatewayError {
-///     endpoint: "10.0.0.5:2379".to_string(),
-///     reason: "connect: Connection refused".to_string(),
-/// };
-/// assert_eq!(e.to_string(), "10.0.0.5:2379: connect: Connection refused");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GatewayError {
+pub(crate) struct GatewayError {
     /// The endpoint of the last attempt (`host:port`).
-    pub endpoint: String,
+    pub(crate) endpoint: String,
     /// What went wrong there.
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 impl core::fmt::Display for GatewayError {

@@ -37,16 +37,13 @@ mod operator;
 mod security;
 mod store;
 
-pub use self::gateway::GatewayError;
-pub use crate::lease::{Lease, LeaseError};
+pub use crate::{Lease, LeaseError};
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use self::gateway::Gateway;
 use self::security::Security;
 use self::store::EtcdStore;
-use snowmint::fence::Note;
 
 /// The etcd backend of a [`Lease`]: the cluster's client endpoints (`host:port`), tried in
 /// turn.
@@ -62,7 +59,7 @@ pub struct Etcd {
     security: Security,
 }
 
-impl crate::lease::sealed_backend::Sealed for Etcd {
+impl crate::Backend for Etcd {
     type Store = EtcdStore;
     const NAME: &'static str = "etcd";
     const MIN_TTL: Duration = Duration::from_secs(1);
@@ -178,9 +175,8 @@ impl Lease<Etcd> {
     /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn new(url: &str) -> Result<EtcdLease, LeaseError> {
-        let parse_error = |text: String| LeaseError::Etcd {
-            action: "parse the etcd URL",
-            cause: Arc::new(Note::new(text)),
+        let parse_error = |text: String| {
+            store::etcd_error("parse the etcd URL", crate::StoreErrorKind::Settings, text)
         };
         let (list, mut tls) = match url.strip_prefix("etcds://") {
             Some(list) => (list, Some(true)),

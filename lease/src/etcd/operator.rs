@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::gateway::base64;
 use super::store::{kvs, modified_at, number, prefix_end, record_kv, text, EtcdStore};
-use crate::lease::{FloorRaised, LeaseError, NamespaceState, NodeState, RecordState};
+use crate::{FloorRaised, LeaseError, NamespaceState, NodeState, RecordState};
 
 /// Marks per transaction: two operations each (a compare, a put), below etcd's default
 /// `--max-txn-ops` of 128.
@@ -197,12 +197,11 @@ pub(super) fn raise_floor(store: &mut EtcdStore, to: u64) -> Result<FloorRaised,
             });
         }
     }
-    Err(LeaseError::Etcd {
-        action: "raise the namespace's floor",
-        cause: std::sync::Arc::new(snowmint::fence::Note::new(format!(
-            "the namespace's keys kept changing under {ROUNDS} rounds of reads and writes"
-        ))),
-    })
+    Err(super::store::etcd_error(
+        "raise the namespace's floor",
+        crate::StoreErrorKind::Refused,
+        format!("the namespace's keys kept changing under {ROUNDS} rounds of reads and writes"),
+    ))
 }
 
 /// A transaction of `compares` and `puts`: whether it applied.
@@ -210,4 +209,14 @@ fn txn(store: &mut EtcdStore, compares: Vec<Value>, puts: Vec<Value>) -> Result<
     let body = json!({ "compare": compares, "success": puts, "failure": [] });
     let answer = store.call("raise the namespace's floor", "/v3/kv/txn", body)?;
     Ok(answer["succeeded"].as_bool() == Some(true))
+}
+
+impl crate::Admin for EtcdStore {
+    fn list(&mut self) -> Result<NamespaceState, LeaseError> {
+        list(self)
+    }
+
+    fn raise_floor(&mut self, to_unix_millis: u64) -> Result<FloorRaised, LeaseError> {
+        raise_floor(self, to_unix_millis)
+    }
 }

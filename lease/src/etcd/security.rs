@@ -6,8 +6,7 @@ use std::sync::Arc;
 use ureq::tls::{parse_pem, Certificate, ClientCert, PemItem, PrivateKey, RootCerts, TlsConfig};
 
 use super::Etcd;
-use crate::lease::{Lease, LeaseError, Password};
-use snowmint::fence::Note;
+use crate::{Lease, LeaseError, Password};
 
 /// The connection settings of an etcd lease beyond its endpoints. Its `Debug` shows what is
 /// set, never a key or the password.
@@ -113,10 +112,7 @@ fn certificates(pem: &[u8], action: &'static str) -> Result<Vec<Certificate<'sta
 }
 
 fn note(action: &'static str, text: String) -> LeaseError {
-    LeaseError::Etcd {
-        action,
-        cause: Arc::new(Note::new(text)),
-    }
+    super::store::etcd_error(action, crate::StoreErrorKind::Settings, text)
 }
 
 impl Lease<Etcd> {

@@ -12,15 +12,13 @@
 //!   claim starts after it).
 
 use std::collections::HashSet;
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use super::gateway::{base64, Answer, Gateway};
-use crate::lease::store::{Claim, Store};
-use crate::lease::{FloorRaised, LeaseError, NamespaceState};
-use snowmint::fence::Note;
+use crate::store::{Claim, Store};
+use crate::{LeaseError, StoreError, StoreErrorKind};
 
 /// A claim this owner holds: its fencing token, the node's mark (milliseconds, and whether
 /// this owner wrote it), if one is stored, and whether the record vouched for the claim.
@@ -76,7 +74,7 @@ impl EtcdStore {
         EtcdStore {
             gateway,
             prefix: format!("snowmint/{namespace}/"),
-            incarnation: crate::lease::owner::incarnation(&owner),
+            incarnation: crate::owner::incarnation(&owner),
             owner,
             ttl,
             lease: None,
@@ -101,7 +99,7 @@ impl EtcdStore {
         let key = self.record_key();
         let value = json!({
             "incarnation": self.incarnation.to_string(),
-            "ttl_ms": crate::lease::keeper::millis(self.ttl),
+            "ttl_ms": crate::keeper::millis(self.ttl),
             "layout": self.layout,
             "settled": false,
         });
@@ -129,7 +127,7 @@ impl EtcdStore {
     fn check_record(&self, record: &RecordKv) -> Result<(), LeaseError> {
         let ttl_ms = number(&record.value["ttl_ms"]).unwrap_or(0);
         let layout = record.value["layout"].as_str().unwrap_or("");
-        if ttl_ms == crate::lease::keeper::millis(self.ttl) && layout == self.layout {
+        if ttl_ms == crate::keeper::millis(self.ttl) && layout == self.layout {
             return Ok(());
         }
         Err(LeaseError::Mismatch {
@@ -149,7 +147,7 @@ impl EtcdStore {
         format!("{}mark/{node}", self.prefix)
     }
 
-    /// POSTs and returns a 200's JSON; any other outcome is `LeaseError::Etcd`.
+    /// POSTs and returns a 200's JSON; any other outcome is `LeaseError::Store`.
     pub(super) fn call(
         &mut self,
         action: &'static str,
@@ -163,10 +161,8 @@ impl EtcdStore {
                 }
                 Ok(json)
             }
-            Ok(Answer::Refused(e)) | Err(e) => Err(LeaseError::Etcd {
-                action,
-                cause: Arc::new(e),
-            }),
+            Ok(Answer::Refused(e)) => Err(etcd_error(action, StoreErrorKind::Refused, e)),
+            Err(e) => Err(etcd_error(action, StoreErrorKind::Unreachable, e)),
         }
     }
 
@@ -193,10 +189,16 @@ impl EtcdStore {
         match self.gateway.post("/v3/lease/keepalive", &body) {
             Ok(Answer::Ok(json)) => Ok(number(&json["result"]["TTL"]).is_some_and(|t| t > 0)),
             Ok(Answer::Refused(e)) if e.reason.contains("not found") => Ok(false),
-            Ok(Answer::Refused(e)) | Err(e) => Err(LeaseError::Etcd {
-                action: "keep the lease alive",
-                cause: Arc::new(e),
-            }),
+            Ok(Answer::Refused(e)) => Err(etcd_error(
+                "keep the lease alive",
+                StoreErrorKind::Refused,
+                e,
+            )),
+            Err(e) => Err(etcd_error(
+                "keep the lease alive",
+                StoreErrorKind::Unreachable,
+                e,
+            )),
         }
     }
 
@@ -383,9 +385,7 @@ impl Store for EtcdStore {
         match self.claim_on_a_lease(first, last) {
             // The lease granted expired before the claim's transaction (a slow round of
             // calls, longer than the TTL): grant another and claim again, once.
-            Err(LeaseError::Etcd { cause, .. })
-                if cause.to_string().contains("lease not found") =>
-            {
+            Err(LeaseError::Store { cause, .. }) if cause.message().contains("lease not found") => {
                 self.lease = None;
                 self.claim_on_a_lease(first, last)
             }
@@ -430,12 +430,11 @@ impl Store for EtcdStore {
                 Renewed::MarkChanged => {}
             }
         }
-        Err(LeaseError::Etcd {
-            action: "renew the lease",
-            cause: Arc::new(Note::new(
-                "the node's mark kept changing under the renewal (another writer raised it)",
-            )),
-        })
+        Err(etcd_error(
+            "renew the lease",
+            StoreErrorKind::Refused,
+            "the node's mark kept changing under the renewal (another writer raised it)",
+        ))
     }
 
     fn release(&mut self, mark_unix_millis: Option<u64>) -> Result<(), LeaseError> {
@@ -471,14 +470,6 @@ impl Store for EtcdStore {
 
     fn token(&self) -> Option<u64> {
         self.held.map(|(_, token)| token)
-    }
-
-    fn list(&mut self) -> Result<NamespaceState, LeaseError> {
-        super::operator::list(self)
-    }
-
-    fn raise_floor(&mut self, to_unix_millis: u64) -> Result<FloorRaised, LeaseError> {
-        super::operator::raise_floor(self, to_unix_millis)
     }
 }
 
@@ -557,11 +548,23 @@ pub(super) fn number(v: &Value) -> Option<u64> {
 }
 
 pub(super) fn malformed(action: &'static str, answer: &Value) -> LeaseError {
-    LeaseError::Etcd {
+    etcd_error(
         action,
-        cause: Arc::new(Note::new(format!(
-            "an answer without the expected fields: {answer}"
-        ))),
+        StoreErrorKind::Unexpected,
+        format!("an answer without the expected fields: {answer}"),
+    )
+}
+
+/// An etcd failure while `action`, in this crate's terms.
+pub(super) fn etcd_error(
+    action: &'static str,
+    kind: StoreErrorKind,
+    message: impl ToString,
+) -> LeaseError {
+    LeaseError::Store {
+        store: "etcd",
+        action,
+        cause: StoreError::new(kind, message.to_string()),
     }
 }
 

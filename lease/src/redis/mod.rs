@@ -33,7 +33,7 @@ mod operator;
 mod security;
 mod store;
 
-pub use crate::lease::{Lease, LeaseError};
+pub use crate::{Lease, LeaseError};
 
 use std::time::Duration;
 
@@ -54,7 +54,7 @@ pub struct Redis {
     tls: security::TlsFiles,
 }
 
-impl crate::lease::sealed_backend::Sealed for Redis {
+impl crate::Backend for Redis {
     type Store = RedisStore;
     const NAME: &'static str = "redis";
     const MIN_TTL: Duration = Duration::from_millis(30);
@@ -76,7 +76,7 @@ impl crate::lease::sealed_backend::Sealed for Redis {
             record: Record {
                 key: record_key(namespace),
                 layout: layout.to_string(),
-                incarnation: crate::lease::owner::incarnation(owner),
+                incarnation: crate::owner::incarnation(owner),
             },
             namespace: namespace.to_string(),
             to_settle: None,

@@ -6,7 +6,7 @@ use std::time::Duration;
 use ::redis::Script;
 
 use super::store::{redis_error, RedisStore};
-use crate::lease::{FloorRaised, LeaseError, NamespaceState, NodeState, RecordState};
+use crate::{FloorRaised, LeaseError, NamespaceState, NodeState, RecordState};
 
 /// Returns the record `KEYS[1]` (`HGETALL`, flat) and, for every key matching `ARGV[1]`
 /// (the node keys' prefix, glob-escaped, then `*`), flat quintuples `key, holder, pttl_ms,
@@ -170,5 +170,15 @@ mod tests {
             glob_escape("snowmint:{a*b}?[c]\\:node:"),
             "snowmint:{a\\*b}\\?\\[c\\]\\\\:node:"
         );
+    }
+}
+
+impl crate::Admin for RedisStore {
+    fn list(&mut self) -> Result<NamespaceState, LeaseError> {
+        list(self)
+    }
+
+    fn raise_floor(&mut self, to_unix_millis: u64) -> Result<FloorRaised, LeaseError> {
+        raise_floor(self, to_unix_millis)
     }
 }

@@ -7,7 +7,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 use super::store::redis_error;
 use super::Redis;
-use crate::lease::{Lease, LeaseError, Password};
+use crate::{Lease, LeaseError, Password, StoreError, StoreErrorKind};
 
 /// The PEM texts of a `rediss://` connection's CA and client certificate, as given.
 #[derive(Clone, Default)]
@@ -73,12 +73,10 @@ fn check_certificates(pem: &[u8], action: &'static str) -> Result<(), LeaseError
 
 /// A setting the client cannot use, as Redis's client reports one.
 fn invalid(action: &'static str, what: &'static str) -> LeaseError {
-    LeaseError::Redis {
+    LeaseError::Store {
+        store: "redis",
         action,
-        cause: std::sync::Arc::new(::redis::RedisError::from((
-            ::redis::ErrorKind::InvalidClientConfig,
-            what,
-        ))),
+        cause: StoreError::new(StoreErrorKind::Settings, what),
     }
 }
 

@@ -1,15 +1,13 @@
 //! The lease's Redis side: its three scripts, the connection that runs them, and
 //! [`RedisStore`], the [`Store`] built on them.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use ::redis::{Client, Connection, RedisResult, Script};
 
-use crate::lease::keeper::millis;
-use crate::lease::store::{Claim, Store};
-use crate::lease::LeaseError;
-use crate::lease::{FloorRaised, NamespaceState};
+use crate::keeper::millis;
+use crate::store::{Claim, Store};
+use crate::{LeaseError, StoreError, StoreErrorKind};
 
 /// The identity of the server that runs a script: its `run_id` (new at every start) and its
 /// `master_replid` (new at every promotion, and taken from the master while a replica), so
@@ -394,20 +392,28 @@ impl Store for RedisStore {
     fn token(&self) -> Option<u64> {
         None
     }
-
-    fn list(&mut self) -> Result<NamespaceState, LeaseError> {
-        super::operator::list(self)
-    }
-
-    fn raise_floor(&mut self, to_unix_millis: u64) -> Result<FloorRaised, LeaseError> {
-        super::operator::raise_floor(self, to_unix_millis)
-    }
 }
 
-/// A Redis error while `action`.
+/// A Redis error while `action`, in this crate's terms: its kind and the client's message.
 pub(super) fn redis_error(action: &'static str, e: ::redis::RedisError) -> LeaseError {
-    LeaseError::Redis {
+    let kind = if e.is_io_error()
+        || e.is_timeout()
+        || e.is_connection_refusal()
+        || e.is_connection_dropped()
+    {
+        StoreErrorKind::Unreachable
+    } else {
+        match e.kind() {
+            ::redis::ErrorKind::InvalidClientConfig => StoreErrorKind::Settings,
+            ::redis::ErrorKind::Parse | ::redis::ErrorKind::UnexpectedReturnType => {
+                StoreErrorKind::Unexpected
+            }
+            _ => StoreErrorKind::Refused,
+        }
+    };
+    LeaseError::Store {
+        store: "redis",
         action,
-        cause: Arc::new(e),
+        cause: StoreError::new(kind, e.to_string()),
     }
 }

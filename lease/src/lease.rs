@@ -1,70 +1,20 @@
-//! Node leases (features `redis`, `etcd`): [`Lease`], the rules every backend shares.
-//!
-//! A lease claims a node number in a store that several processes share, renews it from a
-//! background thread, fences its source when it cannot renew in time, and keeps a high-water
-//! mark with the claim so that the next holder of the node continues after it. The backends
-//! differ only in their store: [`RedisLease`](crate::redis::RedisLease) (feature `redis`)
-//! and [`EtcdLease`](crate::etcd::EtcdLease) (feature `etcd`).
-//!
-//! # The rules
-//! - **Claim** a node whose key the store does not hold, atomically with other claimers.
-//! - **The namespace's record**, written by its first claim and never expired: a random
-//!   incarnation, the TTL and the layout (with the leased node range) it was made with. A
-//!   holder with another TTL or layout is refused ([`LeaseError::Mismatch`]).
-//! - **The forgetting rule, only where the store may have forgotten.** A key the store does
-//!   not hold was never held, released, expired, or lost by a restart or a fail-over. A claim
-//!   the store vouches for (the record present and *settled*: on Redis, settled by the very
-//!   server that answers) starts after the node's mark at once; any other claim (a new
-//!   namespace, a wiped store, a Redis server restarted or failed over) mints only IDs
-//!   stamped after `claim + TTL + margin`, and [`acquire`](Lease::acquire) waits that long,
-//!   then settles the record. An earlier holder that still believed it held the node
-//!   recorded no mark later than its last renewal plus the TTL, and stopped itself at its
-//!   deadline, `margin` before that. [`snowmint::docs::fleets`] gives the reasoning.
-//! - **Marks.** Every renewal (every third of the TTL) extends the key and raises the node's
-//!   mark to `now + TTL` *before* the source may mint up to it; the next holder starts after
-//!   the mark. A clean release lowers the mark to the last time issued.
-//! - **The deadline.** The hold is proven until the send time of the last successful renewal
-//!   plus the TTL minus the margin, on the source's clock, and the fence checks it with a
-//!   reading taken after each mint: a process paused past it hands out nothing.
-//! - **All holders of a namespace use one layout, one TTL and one margin.**
-//!
-//! - **The floor.** [`raise_floor`](Lease::raise_floor), the recovery step after a store was
-//!   restored from an older backup, raises every mark and keeps a floor in the record: every
-//!   claim starts after `max(mark, floor)`.
-//!
-//! Files: the builder and the acquisition here, [`LeaseError`], [`AcquireProgress`] (what an
-//! acquisition reports), how a claim is kept held while it waits (`held.rs`), the keeper that
-//! renews, the store interface each backend implements, the owner token, the store's
-//! [`Password`], and the operator's calls ([`list`](Lease::list),
-//! [`raise_floor`](Lease::raise_floor) in `operator.rs`; what they report in `state.rs`).
-
-mod error;
-mod held;
-pub(crate) mod keeper;
-mod operator;
-pub(crate) mod owner;
-mod password;
-mod progress;
-mod state;
-pub(crate) mod store;
-
-pub use self::error::LeaseError;
-pub use self::password::Password;
-pub use self::progress::AcquireProgress;
-pub use self::state::{FloorRaised, NamespaceState, NodeState, RecordState};
+//! [`Lease`]: the settings of a lease on a [`Backend`], and the acquisition: claim, wait
+//! out the node's mark and the forgetting rule, hand a proven window to the fence.
 
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use self::held::Held;
-use self::keeper::{forgetting_floor, LeaseKeeper};
-use self::store::Store;
+use crate::backend::Backend;
+use crate::error::LeaseError;
+use crate::held::Held;
+use crate::keeper::{forgetting_floor, LeaseKeeper};
+use crate::owner;
+use crate::progress::AcquireProgress;
+use crate::store::{self, Store};
 use snowmint::fence::{behind, resume_after, wait_past};
 use snowmint::fence::{FenceError, Fenced, Keeper, Renewal};
-use snowmint::Clock;
-use snowmint::MintError;
-use snowmint::{IdSource, SourceBuilder};
+use snowmint::{Clock, IdSource, MintError, SourceBuilder};
 
 /// The most nodes one lease scans.
 const MAX_RANGE: u64 = 1 << 16;
@@ -72,40 +22,6 @@ const MAX_RANGE: u64 = 1 << 16;
 const MAX_NODE: u64 = (1 << 40) - 1;
 /// The longest TTL.
 const MAX_TTL: Duration = Duration::from_secs(86_400);
-
-pub(crate) mod sealed_backend {
-    use std::time::Duration;
-
-    use super::error::LeaseError;
-    use super::store::Store;
-
-    /// What a backend provides: its store, opened for one owner.
-    pub trait Sealed: Clone + core::fmt::Debug + Send + Sync + 'static {
-        /// The store it opens.
-        type Store: Store;
-        /// Its name, for messages and reports.
-        const NAME: &'static str;
-        /// The least TTL it keeps reliably.
-        const MIN_TTL: Duration;
-        /// Opens the store for `owner`, with keys under `namespace`, for a holder with this
-        /// TTL and layout (its [`describe`](super::describe)d form), which the namespace's
-        /// record must match.
-        fn open(
-            &self,
-            namespace: &str,
-            owner: &str,
-            ttl: Duration,
-            io_timeout: Duration,
-            layout: &str,
-        ) -> Result<Self::Store, LeaseError>;
-    }
-}
-
-/// A store that leases nodes: Redis ([`crate::redis::Redis`]) or etcd
-/// ([`crate::etcd::Etcd`]). Sealed: the backends are this crate's.
-pub trait Backend: sealed_backend::Sealed {}
-
-impl<T: sealed_backend::Sealed> Backend for T {}
 
 /// Leases a node number from a shared store for a [`Fenced`] source: see the [module
 /// docs](self) for the rules, [`RedisLease`](crate::redis::RedisLease) and
@@ -128,19 +44,31 @@ impl<T: sealed_backend::Sealed> Backend for T {}
 /// ```
 #[derive(Debug, Clone)]
 pub struct Lease<B: Backend> {
-    backend: B,
-    namespace: String,
-    ttl: Duration,
-    margin: Option<Duration>,
-    max_wait: Duration,
-    nodes: Option<RangeInclusive<u64>>,
-    io_timeout: Option<Duration>,
+    pub(crate) backend: B,
+    pub(crate) namespace: String,
+    pub(crate) ttl: Duration,
+    pub(crate) margin: Option<Duration>,
+    pub(crate) max_wait: Duration,
+    pub(crate) nodes: Option<RangeInclusive<u64>>,
+    pub(crate) io_timeout: Option<Duration>,
 }
 
 impl<B: Backend> Lease<B> {
     /// A lease on `backend`: namespace `default`, TTL 10 s, margin a fifth of the TTL,
-    /// `max_wait` 10 s, every node of the layout (at most 65,536).
-    pub(crate) fn with_backend(backend: B) -> Lease<B> {
+    /// `max_wait` 10 s, every node of the layout (at most 65,536). The stores of this crate
+    /// have their own constructors (`RedisLease::new(url)`, `EtcdLease::new(url)`); this one
+    /// is for a store of your own (see [`Backend`]).
+    ///
+    /// ```
+    /// # #[cfg(feature = "redis")] {
+    /// use snowmint_lease::Lease;
+    /// let redis = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.backend().clone();
+    /// let lease = Lease::with_backend(redis).namespace("orders");
+    /// assert_eq!(lease.namespace_name(), "orders");
+    /// # }
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
+    /// ```
+    pub fn with_backend(backend: B) -> Lease<B> {
         Lease {
             backend,
             namespace: "default".to_string(),
@@ -286,9 +214,17 @@ impl<B: Backend> Lease<B> {
         self
     }
 
-    /// The backend's connection settings.
-    #[cfg_attr(not(feature = "etcd"), allow(dead_code))]
-    pub(crate) fn backend(&self) -> &B {
+    /// The backend: the store's connection settings.
+    ///
+    /// ```
+    /// # #[cfg(feature = "etcd")] {
+    /// let lease = snowmint_lease::etcd::EtcdLease::new("etcd://127.0.0.1:2379")?;
+    /// let etcd: &snowmint_lease::etcd::Etcd = lease.backend();
+    /// println!("{etcd:?}");
+    /// # }
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
+    /// ```
+    pub fn backend(&self) -> &B {
         &self.backend
     }
 

@@ -1,8 +1,7 @@
 //! The operator's calls on a namespace: [`Lease::list`] and [`Lease::raise_floor`].
 
-use super::state::{FloorRaised, NamespaceState};
-use super::store::Store;
-use super::{Backend, Lease, LeaseError};
+use crate::state::{FloorRaised, NamespaceState};
+use crate::{Admin, Backend, Lease, LeaseError};
 
 impl<B: Backend> Lease<B> {
     /// Reads the namespace as the store holds it: its record (incarnation, TTL, layout, the
@@ -55,7 +54,7 @@ impl<B: Backend> Lease<B> {
             .io_timeout
             .unwrap_or(self.ttl / 10)
             .max(std::time::Duration::from_millis(100));
-        let owner = super::owner::owner_token();
+        let owner = crate::owner::owner_token();
         self.backend
             .open(&self.namespace, &owner, self.ttl, io_timeout, "")
     }

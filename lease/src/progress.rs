@@ -1,6 +1,6 @@
 //! [`AcquireProgress`]: what an acquisition is doing, for a service to say what it waits for.
 
-/// What [`Lease::acquire_with`](super::Lease::acquire_with) is doing, reported to its
+/// What [`Lease::acquire_with`](crate::Lease::acquire_with) is doing, reported to its
 /// callback as each step begins: for a service to say what it waits for (and until when)
 /// while it is not ready yet.
 ///

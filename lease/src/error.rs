@@ -1,16 +1,16 @@
 //! [`LeaseError`]: why no node could be leased, from any backend.
 
 use core::fmt;
-#[cfg(feature = "redis")]
-use std::sync::Arc;
 use std::time::Duration;
+
+use crate::store_error::StoreError;
 
 use snowmint::fence::Cause;
 use snowmint::LayoutError;
 use snowmint::MintError;
 
-/// Why [`Lease::acquire`](super::Lease::acquire) (a Redis or an etcd lease) returned no
-/// generator.
+/// Why a lease call ([`Lease::acquire`](crate::Lease::acquire), an operator's call, a
+/// setting a store checks) failed, from any store.
 ///
 /// Every message names the rule and the allowed range.
 ///
@@ -39,22 +39,25 @@ pub enum LeaseError {
         /// The TTL after which a crashed holder's node is free.
         ttl: Duration,
     },
-    /// Redis could not be reached, or refused a command.
-    #[cfg(feature = "redis")]
-    Redis {
+    /// The store could not be reached, or refused a call (what it said is the `source()`).
+    ///
+    /// ```
+    /// use snowmint_lease::{LeaseError, StoreError, StoreErrorKind};
+    /// let err = LeaseError::Store {
+    ///     store: "redis",
+    ///     action: "acquire a node",
+    ///     cause: StoreError::new(StoreErrorKind::Unreachable, "Connection refused (os error 111)"),
+    /// };
+    /// assert_eq!(err.to_string(), "could not acquire a node in Redis: Connection refused (os error 111)");
+    /// ```
+    Store {
+        /// The store's name ([`Backend::NAME`](crate::Backend::NAME): `redis`, `etcd`, or
+        /// a store of your own).
+        store: &'static str,
         /// What was being done.
         action: &'static str,
-        /// The client's error (also the error's `source()`).
-        cause: Arc<::redis::RedisError>,
-    },
-    /// No etcd endpoint could be reached, or the cluster refused a request (its answer is the
-    /// `source()`).
-    #[cfg(feature = "etcd")]
-    Etcd {
-        /// What was being done.
-        action: &'static str,
-        /// What the endpoints answered.
-        cause: Cause,
+        /// What the store or its client said.
+        cause: StoreError,
     },
     /// The node's mark (the last time its previous owner may have issued) is further ahead
     /// of this clock than the lease waits. The node was given back. The source is
@@ -152,10 +155,15 @@ impl fmt::Display for LeaseError {
                 "every node from {first} to {last} in namespace {namespace:?} is leased: widen the range (.nodes), \
                  stop a process, or wait for a crashed one's lease to expire (TTL {ttl:?})"
             ),
-            #[cfg(feature = "redis")]
-            LeaseError::Redis { action, .. } => write!(f, "could not {action} in Redis"),
-            #[cfg(feature = "etcd")]
-            LeaseError::Etcd { action, cause } => write!(f, "could not {action} in etcd: {cause}"),
+            LeaseError::Store {
+                store,
+                action,
+                cause,
+            } => {
+                // The store's name as people write it.
+                let store = if *store == "redis" { "Redis" } else { store };
+                write!(f, "could not {action} in {store}: {cause}")
+            }
             LeaseError::MarkAhead {
                 node,
                 mark_unix_millis,
@@ -205,10 +213,7 @@ impl fmt::Display for LeaseError {
 impl std::error::Error for LeaseError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            #[cfg(feature = "redis")]
-            LeaseError::Redis { cause, .. } => Some(&**cause),
-            #[cfg(feature = "etcd")]
-            LeaseError::Etcd { cause, .. } => Some(&**cause),
+            LeaseError::Store { cause, .. } => Some(cause),
             LeaseError::MarkAhead { cause, .. } => Some(cause),
             LeaseError::Build(cause) => Some(&**cause),
             // Printed as this error's own message: not again as a source.

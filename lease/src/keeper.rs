@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::error::LeaseError;
-use super::store::Store;
+use crate::error::LeaseError;
+use crate::store::Store;
 use snowmint::fence::ceil_millis;
 use snowmint::fence::{Keeper, Note, Renewal};
 
@@ -29,7 +29,7 @@ pub(crate) fn millis(d: Duration) -> u64 {
 }
 
 /// The forgetting rule: after a claim the store does not vouch for (see
-/// [`Claim::vouched`](super::store::Claim::vouched): the namespace's record missing, not yet
+/// [`Claim::vouched`](crate::Claim::vouched): the namespace's record missing, not yet
 /// settled, or settled by another Redis server, so the key may have been lost by a restart or
 /// a fail-over rather than released or expired), mint only IDs stamped after
 /// `claimed_unix_nanos + ttl + margin`. An earlier holder that still

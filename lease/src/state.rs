@@ -1,10 +1,12 @@
-//! What [`Lease::list`](super::Lease::list) and [`Lease::raise_floor`](super::Lease::raise_floor)
+//! What [`Lease::list`](crate::Lease::list) and [`Lease::raise_floor`](crate::Lease::raise_floor)
 //! report: a namespace's record and nodes as the store holds them, and what a raise changed.
+//! Plain structs with public fields (no `#[non_exhaustive]`), so that a store of your own
+//! can build them.
 
 use std::time::Duration;
 
 /// A namespace as its store holds it: its record and every node with a holder or a mark,
-/// in node order. Read by [`Lease::list`](super::Lease::list).
+/// in node order. Read by [`Lease::list`](crate::Lease::list).
 ///
 /// ```no_run
 /// # #[cfg(feature = "redis")] {
@@ -15,8 +17,7 @@ use std::time::Duration;
 /// # }
 /// # Ok::<(), snowmint_lease::LeaseError>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NamespaceState {
     /// The namespace's record (`None`: no claim made one yet, or the store lost it).
     pub record: Option<RecordState>,
@@ -34,7 +35,6 @@ pub struct NamespaceState {
 /// # }
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct RecordState {
     /// The random number the first claim wrote.
     pub incarnation: String,
@@ -49,7 +49,7 @@ pub struct RecordState {
     /// etcd, the raft term of the answer that settled it. `None` if not settled (or, etcd,
     /// settled by a version that did not record the term).
     pub stamped_by: Option<String>,
-    /// The floor [`Lease::raise_floor`](super::Lease::raise_floor) kept: every claim starts
+    /// The floor [`Lease::raise_floor`](crate::Lease::raise_floor) kept: every claim starts
     /// after it, whatever its node's mark (Unix milliseconds).
     pub floor_unix_millis: Option<u64>,
 }
@@ -64,7 +64,6 @@ pub struct RecordState {
 /// # }
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct NodeState {
     /// The node number.
     pub node: u64,
@@ -80,7 +79,7 @@ pub struct NodeState {
     pub mark_owner: Option<String>,
 }
 
-/// What [`Lease::raise_floor`](super::Lease::raise_floor) changed.
+/// What [`Lease::raise_floor`](crate::Lease::raise_floor) changed.
 ///
 /// ```
 /// # #[cfg(feature = "redis")] {
@@ -89,8 +88,7 @@ pub struct NodeState {
 /// }
 /// # }
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FloorRaised {
     /// The floor now kept in the record (the higher of the one asked and the one it held),
     /// Unix milliseconds; `None` if the namespace has no record (its claims wait the

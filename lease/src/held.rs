@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-/// How long a claim is proven held while [`Lease::acquire`](super::Lease::acquire) waits,
+/// How long a claim is proven held while [`Lease::acquire`](crate::Lease::acquire) waits,
 /// and how it keeps it so.
 pub(super) struct Held {
     /// A TTL less the margin after the last store call that succeeded was sent.

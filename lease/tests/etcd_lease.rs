@@ -170,7 +170,10 @@ fn bad_settings_are_clear_errors() {
         .io_timeout(Duration::from_millis(200))
         .acquire(Generator::builder(Layout::TWITTER))
         .unwrap_err();
-    assert!(matches!(err, LeaseError::Etcd { .. }), "{err:?}");
+    assert!(
+        matches!(err, LeaseError::Store { store: "etcd", .. }),
+        "{err:?}"
+    );
     assert!(
         err.to_string()
             .starts_with("could not grant a lease in etcd: 127.0.0.1:1: connect"),

@@ -114,7 +114,10 @@ fn every_bad_credential_is_a_clear_error_naming_the_endpoint() {
     let fails = |lease: EtcdLease, what: &str, wanted: &[&str]| {
         let err = lease.acquire(builder()).expect_err(what);
         let text = err.to_string();
-        assert!(matches!(err, LeaseError::Etcd { .. }), "{what}: {err:?}");
+        assert!(
+            matches!(err, LeaseError::Store { store: "etcd", .. }),
+            "{what}: {err:?}"
+        );
         for part in wanted {
             assert!(text.contains(part), "{what}: {text:?} lacks {part:?}");
         }

@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 use redis_server::RedisServer;
 use snowmint::fence::FenceError;
 use snowmint::{Clock, Generator, Id, Layout, WallClock};
-use snowmint_lease::redis::{LeaseError, RedisLease};
+use snowmint_lease::redis::RedisLease;
+use snowmint_lease::LeaseError;
 
 const TTL: Duration = Duration::from_secs(1);
 
@@ -166,7 +167,8 @@ fn bad_settings_are_refused_before_touching_redis() {
     assert!(
         matches!(
             err,
-            LeaseError::Redis {
+            LeaseError::Store {
+                store: "redis",
                 action: "acquire a node",
                 ..
             }

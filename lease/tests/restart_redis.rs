@@ -19,7 +19,8 @@ use std::time::Duration;
 use redis_server::RedisServer;
 use restart::{mint, timed, MARGIN, TTL};
 use snowmint::{Generator, Layout};
-use snowmint_lease::redis::{LeaseError, RedisLease};
+use snowmint_lease::redis::RedisLease;
+use snowmint_lease::LeaseError;
 
 fn lease(server: &RedisServer, namespace: &str) -> RedisLease {
     RedisLease::new(&server.url())

@@ -477,7 +477,9 @@ fn claimer<B: Backend + Send + 'static>(
 /// holds a password: one in the URL is refused), as etcd's errors name their endpoints.
 fn lease_error(e: &LeaseError, url: Option<&str>) -> CliError {
     let text = match (e, url) {
-        (LeaseError::Redis { .. }, Some(url)) => format!("--lease {url}: {}", with_cause(e)),
+        (LeaseError::Store { store: "redis", .. }, Some(url)) => {
+            format!("--lease {url}: {}", with_cause(e))
+        }
         _ => format!("--lease: {}", with_cause(e)),
     };
     match e {

@@ -80,8 +80,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let builder = ShardedGenerator::builder(args.layout).shard_bits(6.min(args.layout.node_bits()));
     let gen = Arc::new(
-        RedisLease::new(&args.redis)?
+        RedisLease::builder(&args.redis)?
             .namespace("leased-shards")
+            .build()?
             .acquire(builder)?,
     );
     let node = gen.node();

@@ -11,9 +11,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use snowmint_lease::etcd::EtcdLease;
-use snowmint_lease::redis::RedisLease;
-use snowmint_lease::{LeaseError, Password};
+use snowmint_lease::etcd::{Etcd, EtcdLease};
+use snowmint_lease::redis::{Redis, RedisLease};
+use snowmint_lease::{LeaseBuilder, LeaseError, Password};
 
 use crate::error::CliError;
 use crate::escape::quoted;
@@ -67,8 +67,8 @@ pub struct StoreArgs {
 
 impl StoreArgs {
     /// An etcd lease on `url` (`etcd://` or `etcds://`) with these settings.
-    pub fn etcd(&self, url: &str) -> Result<EtcdLease, CliError> {
-        let mut lease = EtcdLease::new(url).map_err(parsed)?;
+    pub fn etcd(&self, url: &str) -> Result<LeaseBuilder<Etcd>, CliError> {
+        let mut lease = EtcdLease::builder(url).map_err(parsed)?;
         if let Some(ca) = &self.lease_cacert {
             lease = lease.ca_pem(&read("--lease-cacert", ca)?).map_err(parsed)?;
         }
@@ -99,7 +99,7 @@ impl StoreArgs {
 
     /// A Redis lease on `url` (`redis://` or `rediss://`, `USER@` before the host for an ACL
     /// user) with these settings. A password inside the URL is refused.
-    pub fn redis(&self, url: &str) -> Result<RedisLease, CliError> {
+    pub fn redis(&self, url: &str) -> Result<LeaseBuilder<Redis>, CliError> {
         if url_has_password(url) {
             return Err(CliError::input(format_args!(
                 "--lease: the URL holds a password, which every user of this machine can read in \
@@ -113,7 +113,7 @@ impl StoreArgs {
                 quoted(user)
             )));
         }
-        let mut lease = RedisLease::new(url).map_err(parsed)?;
+        let mut lease = RedisLease::builder(url).map_err(parsed)?;
         if let Some(ca) = &self.lease_cacert {
             lease = lease.ca_pem(&read("--lease-cacert", ca)?).map_err(parsed)?;
         }
@@ -202,7 +202,7 @@ fn read(flag: &str, path: &Path) -> Result<Vec<u8>, CliError> {
     })
 }
 
-fn parsed(e: LeaseError) -> CliError {
+pub(crate) fn parsed(e: LeaseError) -> CliError {
     CliError::input(format_args!("--lease: {}", with_cause(&e)))
 }
 

@@ -14,7 +14,7 @@ use crate::store::Store;
 /// use snowmint_lease::redis::RedisLease;
 /// use std::time::Duration;
 ///
-/// let lease = RedisLease::new("redis://127.0.0.1/")?.namespace("orders");
+/// let lease = RedisLease::builder("redis://127.0.0.1/")?.namespace("orders").build()?;
 /// let mut session = lease.backend().open("orders", "operator", Duration::from_secs(10), Duration::from_secs(1), "")?;
 /// println!("{} nodes", session.list()?.nodes.len());
 /// # }

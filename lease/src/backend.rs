@@ -18,7 +18,7 @@ use crate::error::LeaseError;
 ///
 /// ```
 /// use std::time::Duration;
-/// use snowmint_lease::{Admin, Backend, Claim, FloorRaised, Lease, LeaseError, NamespaceState, Store};
+/// use snowmint_lease::{Admin, Backend, Claim, FloorRaised, LeaseBuilder, LeaseError, NamespaceState, Store};
 ///
 /// #[derive(Debug, Clone)]
 /// struct Nowhere;
@@ -43,9 +43,10 @@ use crate::error::LeaseError;
 ///     }
 /// }
 ///
-/// let lease = Lease::new(Nowhere).namespace("orders");
+/// let lease = LeaseBuilder::new(Nowhere).namespace("orders").build()?;
 /// let err = lease.acquire(snowmint::Generator::builder(snowmint::Layout::TWITTER)).unwrap_err();
 /// assert!(matches!(err, LeaseError::AllTaken { .. }));
+/// # Ok::<(), LeaseError>(())
 /// ```
 pub trait Backend: Clone + core::fmt::Debug + Send + Sync + 'static {
     /// The session it opens.

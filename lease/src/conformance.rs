@@ -12,7 +12,7 @@
 //! use snowmint_lease::redis::RedisLease;
 //!
 //! let url = "redis://127.0.0.1:6379/";
-//! let backend = RedisLease::new(url)?.backend().clone();
+//! let backend = RedisLease::builder(url)?.build()?.backend().clone();
 //! // How the test makes the store forget a namespace (here: every key of the server).
 //! let forget = |_namespace: &str| {
 //!     let mut c = redis::Client::open(url).unwrap().get_connection().unwrap();
@@ -56,7 +56,7 @@ const IO_TIMEOUT: Duration = Duration::from_secs(10);
 /// use snowmint_lease::conformance;
 /// use snowmint_lease::redis::RedisLease;
 /// // Nothing listens on port 1: the first call fails, and says so.
-/// let backend = RedisLease::new("redis://127.0.0.1:1/")?.backend().clone();
+/// let backend = RedisLease::builder("redis://127.0.0.1:1/")?.build()?.backend().clone();
 /// let failure = conformance::tokens_only_grow(&backend).unwrap_err();
 /// assert_eq!(failure.property(), "tokens_only_grow");
 /// assert!(failure.to_string().contains("could not"), "{failure}");
@@ -75,7 +75,7 @@ impl Failure {
     ///
     /// ```
     /// # #[cfg(feature = "redis")] {
-    /// let backend = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1:1/")?.backend().clone();
+    /// let backend = snowmint_lease::redis::RedisLease::builder("redis://127.0.0.1:1/")?.build()?.backend().clone();
     /// let f = snowmint_lease::conformance::marks_are_never_lowered(&backend).unwrap_err();
     /// assert_eq!(f.property(), "marks_are_never_lowered");
     /// # }
@@ -89,7 +89,7 @@ impl Failure {
     ///
     /// ```
     /// # #[cfg(feature = "redis")] {
-    /// let backend = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1:1/")?.backend().clone();
+    /// let backend = snowmint_lease::redis::RedisLease::builder("redis://127.0.0.1:1/")?.build()?.backend().clone();
     /// let f = snowmint_lease::conformance::marks_are_never_lowered(&backend).unwrap_err();
     /// assert!(!f.detail().is_empty());
     /// # }
@@ -209,7 +209,7 @@ fn now_millis() -> u64 {
 ///
 /// ```no_run
 /// # #[cfg(feature = "etcd")] {
-/// let backend = snowmint_lease::etcd::EtcdLease::new("etcd://127.0.0.1:2379")?.backend().clone();
+/// let backend = snowmint_lease::etcd::EtcdLease::builder("etcd://127.0.0.1:2379")?.build()?.backend().clone();
 /// snowmint_lease::conformance::claims_are_exclusive(&backend)?;
 /// # }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -300,7 +300,7 @@ pub fn claims_are_exclusive<B: Backend>(backend: &B) -> Result<(), Failure> {
 ///
 /// ```no_run
 /// # #[cfg(feature = "etcd")] {
-/// let backend = snowmint_lease::etcd::EtcdLease::new("etcd://127.0.0.1:2379")?.backend().clone();
+/// let backend = snowmint_lease::etcd::EtcdLease::builder("etcd://127.0.0.1:2379")?.build()?.backend().clone();
 /// snowmint_lease::conformance::tokens_only_grow(&backend)?;
 /// # }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -353,7 +353,7 @@ pub fn tokens_only_grow<B: Backend>(backend: &B) -> Result<(), Failure> {
 ///
 /// ```no_run
 /// # #[cfg(feature = "etcd")] {
-/// let backend = snowmint_lease::etcd::EtcdLease::new("etcd://127.0.0.1:2379")?.backend().clone();
+/// let backend = snowmint_lease::etcd::EtcdLease::builder("etcd://127.0.0.1:2379")?.build()?.backend().clone();
 /// snowmint_lease::conformance::marks_are_never_lowered(&backend)?;
 /// # }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -393,7 +393,7 @@ pub fn marks_are_never_lowered<B: Backend>(backend: &B) -> Result<(), Failure> {
 ///
 /// ```no_run
 /// # #[cfg(feature = "etcd")] {
-/// let backend = snowmint_lease::etcd::EtcdLease::new("etcd://127.0.0.1:2379")?.backend().clone();
+/// let backend = snowmint_lease::etcd::EtcdLease::builder("etcd://127.0.0.1:2379")?.build()?.backend().clone();
 /// snowmint_lease::conformance::renewal_after_expiry_is_refused(&backend)?;
 /// # }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -424,7 +424,7 @@ pub fn renewal_after_expiry_is_refused<B: Backend>(backend: &B) -> Result<(), Fa
 ///
 /// ```no_run
 /// # #[cfg(feature = "etcd")] {
-/// let backend = snowmint_lease::etcd::EtcdLease::new("etcd://127.0.0.1:2379")?.backend().clone();
+/// let backend = snowmint_lease::etcd::EtcdLease::builder("etcd://127.0.0.1:2379")?.build()?.backend().clone();
 /// snowmint_lease::conformance::release_leaves_the_mark(&backend)?;
 /// # }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -467,7 +467,7 @@ pub fn release_leaves_the_mark<B: Backend>(backend: &B) -> Result<(), Failure> {
 /// ```no_run
 /// # #[cfg(feature = "redis")] {
 /// let url = "redis://127.0.0.1:6379/";
-/// let backend = snowmint_lease::redis::RedisLease::new(url)?.backend().clone();
+/// let backend = snowmint_lease::redis::RedisLease::builder(url)?.build()?.backend().clone();
 /// snowmint_lease::conformance::settles_only_on_the_same_store(&backend, |_| {
 ///     let mut c = redis::Client::open(url).unwrap().get_connection().unwrap();
 ///     let _: () = redis::cmd("FLUSHALL").query(&mut c).unwrap();
@@ -529,7 +529,7 @@ pub fn settles_only_on_the_same_store<B: Backend>(
 ///
 /// ```no_run
 /// # #[cfg(feature = "etcd")] {
-/// let backend = snowmint_lease::etcd::EtcdLease::new("etcd://127.0.0.1:2379")?.backend().clone();
+/// let backend = snowmint_lease::etcd::EtcdLease::builder("etcd://127.0.0.1:2379")?.build()?.backend().clone();
 /// snowmint_lease::conformance::list_and_raise_floor(&backend)?;
 /// # }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -599,7 +599,7 @@ pub fn list_and_raise_floor<B: Backend>(backend: &B) -> Result<(), Failure> {
 ///
 /// ```no_run
 /// # #[cfg(feature = "etcd")] {
-/// let backend = snowmint_lease::etcd::EtcdLease::new("etcd://127.0.0.1:2379")?.backend().clone();
+/// let backend = snowmint_lease::etcd::EtcdLease::builder("etcd://127.0.0.1:2379")?.build()?.backend().clone();
 /// let forget = |namespace: &str| {
 ///     std::process::Command::new("etcdctl")
 ///         .args(["del", "--prefix", &format!("snowmint/{namespace}/")])

@@ -20,11 +20,10 @@ use snowmint::{Clock, IdSource, MintError, SourceBuilder};
 const MAX_RANGE: u64 = 1 << 16;
 /// The largest node number a lease handles (Redis's scripts count in Lua's doubles).
 const MAX_NODE: u64 = (1 << 40) - 1;
-/// The longest TTL.
-const MAX_TTL: Duration = Duration::from_secs(86_400);
 
-/// Leases a node number from a shared store for a [`Fenced`] source: see the [module
-/// docs](self) for the rules, [`RedisLease`](crate::redis::RedisLease) and
+/// Leases a node number from a shared store for a [`Fenced`] source: the settings a
+/// [`LeaseBuilder`](crate::LeaseBuilder) checked, read back with plain getters, and the calls. See [the crate's
+/// docs](crate) for the rules, [`RedisLease`](crate::redis::RedisLease) and
 /// [`EtcdLease`](crate::etcd::EtcdLease) for each backend's keys and guarantees.
 ///
 /// ```no_run
@@ -33,10 +32,11 @@ const MAX_TTL: Duration = Duration::from_secs(86_400);
 /// use snowmint_lease::etcd::EtcdLease;
 /// use snowmint::{Generator, Layout};
 ///
-/// let lease = EtcdLease::new("etcd://10.0.0.5:2379,10.0.0.6:2379,10.0.0.7:2379")?
+/// let lease = EtcdLease::builder("etcd://10.0.0.5:2379,10.0.0.6:2379,10.0.0.7:2379")?
 ///     .namespace("billing")
 ///     .nodes(0..=99)
-///     .ttl(Duration::from_secs(10));
+///     .ttl(Duration::from_secs(10))
+///     .build()?;
 /// let gen = lease.acquire(Generator::builder(Layout::TWITTER))?;
 /// println!("node {} with fencing token {:?}", gen.node(), gen.token());
 /// # }
@@ -47,178 +47,18 @@ pub struct Lease<B: Backend> {
     pub(crate) backend: B,
     pub(crate) namespace: String,
     pub(crate) ttl: Duration,
-    pub(crate) margin: Option<Duration>,
+    pub(crate) margin: Duration,
     pub(crate) max_wait: Duration,
     pub(crate) nodes: Option<RangeInclusive<u64>>,
     pub(crate) io_timeout: Option<Duration>,
 }
 
 impl<B: Backend> Lease<B> {
-    /// A lease on `backend`: namespace `default`, TTL 10 s, margin a fifth of the TTL,
-    /// `max_wait` 10 s, every node of the layout (at most 65,536). The stores of this crate
-    /// have their own constructors (`RedisLease::new(url)`, `EtcdLease::new(url)`); this one
-    /// is for a store of your own (see [`Backend`]).
-    ///
-    /// ```
-    /// # #[cfg(feature = "redis")] {
-    /// use snowmint_lease::Lease;
-    /// let redis = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.backend().clone();
-    /// let lease = Lease::with_backend(redis).namespace("orders");
-    /// assert_eq!(lease.namespace_name(), "orders");
-    /// # }
-    /// # Ok::<(), snowmint_lease::LeaseError>(())
-    /// ```
-    pub fn with_backend(backend: B) -> Lease<B> {
-        Lease {
-            backend,
-            namespace: "default".to_string(),
-            ttl: Duration::from_secs(10),
-            margin: None,
-            max_wait: Duration::from_secs(10),
-            nodes: None,
-            io_timeout: None,
-        }
-    }
-
-    /// The namespace: leases of different namespaces never see each other. Use one per
-    /// layout (and per ID space).
-    ///
-    /// ```
-    /// # #[cfg(feature = "redis")] {
-    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.namespace("orders");
-    /// assert_eq!(lease.namespace_name(), "orders");
-    /// # }
-    /// # Ok::<(), snowmint_lease::LeaseError>(())
-    /// ```
-    pub fn namespace(mut self, namespace: &str) -> Self {
-        self.namespace = namespace.to_string();
-        self
-    }
-
-    /// The namespace set.
-    ///
-    /// ```
-    /// # #[cfg(feature = "etcd")] {
-    /// let lease = snowmint_lease::etcd::EtcdLease::new("etcd://127.0.0.1:2379")?;
-    /// assert_eq!(lease.namespace_name(), "default");
-    /// # }
-    /// # Ok::<(), snowmint_lease::LeaseError>(())
-    /// ```
-    pub fn namespace_name(&self) -> &str {
-        &self.namespace
-    }
-
-    /// How long a lease lives without renewal (default 10 s; Redis 30 ms to 1 day, etcd 1 s
-    /// to 1 day). A crashed process's node is free again after this long; renewals come every
-    /// third of it; a start the store cannot vouch for (a new namespace, a store that may
-    /// have lost writes) waits this long plus the margin (the forgetting rule).
-    ///
-    /// ```
-    /// # #[cfg(feature = "redis")] {
-    /// use std::time::Duration;
-    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.ttl(Duration::from_secs(30));
-    /// assert_eq!(lease.ttl_set(), Duration::from_secs(30));
-    /// # }
-    /// # Ok::<(), snowmint_lease::LeaseError>(())
-    /// ```
-    pub fn ttl(mut self, ttl: Duration) -> Self {
-        self.ttl = ttl;
-        self
-    }
-
-    /// The TTL set.
-    ///
-    /// ```
-    /// # #[cfg(feature = "redis")] {
-    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?;
-    /// assert_eq!(lease.ttl_set(), std::time::Duration::from_secs(10));
-    /// # }
-    /// # Ok::<(), snowmint_lease::LeaseError>(())
-    /// ```
-    pub fn ttl_set(&self) -> Duration {
-        self.ttl
-    }
-
-    /// How much earlier than the TTL the source fences itself, and how much longer than the
-    /// TTL a new holder waits (default a fifth of the TTL; at most half of it). It covers the
-    /// clocks' rate differences and offsets between the processes of a namespace.
-    ///
-    /// ```
-    /// # #[cfg(feature = "redis")] {
-    /// use std::time::Duration;
-    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.margin(Duration::from_secs(1));
-    /// assert_eq!(lease.margin_set(), Duration::from_secs(1));
-    /// # }
-    /// # Ok::<(), snowmint_lease::LeaseError>(())
-    /// ```
-    pub fn margin(mut self, margin: Duration) -> Self {
-        self.margin = Some(margin);
-        self
-    }
-
-    /// The margin in effect.
-    ///
-    /// ```
-    /// # #[cfg(feature = "redis")] {
-    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?;
-    /// assert_eq!(lease.margin_set(), std::time::Duration::from_secs(2));
-    /// # }
-    /// # Ok::<(), snowmint_lease::LeaseError>(())
-    /// ```
-    pub fn margin_set(&self) -> Duration {
-        self.margin.unwrap_or(self.ttl / 5)
-    }
-
-    /// The longest [`acquire`](Self::acquire) waits, beyond the forgetting rule's wait, for
-    /// this clock to pass the node's mark (default 10 s); a clock further behind is
-    /// [`LeaseError::MarkAhead`], at once.
-    ///
-    /// ```
-    /// # #[cfg(feature = "redis")] {
-    /// use std::time::Duration;
-    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.max_wait(Duration::from_secs(2));
-    /// # }
-    /// # Ok::<(), snowmint_lease::LeaseError>(())
-    /// ```
-    pub fn max_wait(mut self, max: Duration) -> Self {
-        self.max_wait = max;
-        self
-    }
-
-    /// The node numbers this lease may take (default: all of the layout's, at most 65,536).
-    /// Processes sharing a namespace must agree on the layout; ranges may differ.
-    ///
-    /// ```
-    /// # #[cfg(feature = "redis")] {
-    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.nodes(100..=199);
-    /// # }
-    /// # Ok::<(), snowmint_lease::LeaseError>(())
-    /// ```
-    pub fn nodes(mut self, nodes: RangeInclusive<u64>) -> Self {
-        self.nodes = Some(nodes);
-        self
-    }
-
-    /// The connect, read and write timeout of each store call (default a tenth of the TTL).
-    /// etcd tries the next endpoint after it.
-    ///
-    /// ```
-    /// # #[cfg(feature = "redis")] {
-    /// use std::time::Duration;
-    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.io_timeout(Duration::from_millis(500));
-    /// # }
-    /// # Ok::<(), snowmint_lease::LeaseError>(())
-    /// ```
-    pub fn io_timeout(mut self, timeout: Duration) -> Self {
-        self.io_timeout = Some(timeout);
-        self
-    }
-
     /// The backend: the store's connection settings.
     ///
     /// ```
     /// # #[cfg(feature = "etcd")] {
-    /// let lease = snowmint_lease::etcd::EtcdLease::new("etcd://127.0.0.1:2379")?;
+    /// let lease = snowmint_lease::etcd::EtcdLease::builder("etcd://127.0.0.1:2379")?.build()?;
     /// let etcd: &snowmint_lease::etcd::Etcd = lease.backend();
     /// println!("{etcd:?}");
     /// # }
@@ -228,8 +68,84 @@ impl<B: Backend> Lease<B> {
         &self.backend
     }
 
-    pub(crate) fn backend_mut(&mut self) -> &mut B {
-        &mut self.backend
+    /// The namespace.
+    ///
+    /// ```
+    /// # #[cfg(feature = "etcd")] {
+    /// let lease = snowmint_lease::etcd::EtcdLease::builder("etcd://127.0.0.1:2379")?.build()?;
+    /// assert_eq!(lease.namespace(), "default");
+    /// # }
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
+    /// ```
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// The TTL.
+    ///
+    /// ```
+    /// # #[cfg(feature = "redis")] {
+    /// let lease = snowmint_lease::redis::RedisLease::builder("redis://127.0.0.1/")?.build()?;
+    /// assert_eq!(lease.ttl(), std::time::Duration::from_secs(10));
+    /// # }
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
+    /// ```
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// The margin in effect (a fifth of the TTL unless set).
+    ///
+    /// ```
+    /// # #[cfg(feature = "redis")] {
+    /// let lease = snowmint_lease::redis::RedisLease::builder("redis://127.0.0.1/")?.build()?;
+    /// assert_eq!(lease.margin(), std::time::Duration::from_secs(2));
+    /// # }
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
+    /// ```
+    pub fn margin(&self) -> Duration {
+        self.margin
+    }
+
+    /// The longest [`acquire`](Self::acquire) waits for the clock to pass a node's mark.
+    ///
+    /// ```
+    /// # #[cfg(feature = "redis")] {
+    /// let lease = snowmint_lease::redis::RedisLease::builder("redis://127.0.0.1/")?.build()?;
+    /// assert_eq!(lease.max_wait(), std::time::Duration::from_secs(10));
+    /// # }
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
+    /// ```
+    pub fn max_wait(&self) -> Duration {
+        self.max_wait
+    }
+
+    /// The node numbers set (`None`: every node of the layout, at most 65,536).
+    ///
+    /// ```
+    /// # #[cfg(feature = "redis")] {
+    /// let lease = snowmint_lease::redis::RedisLease::builder("redis://127.0.0.1/")?.nodes(3..=9).build()?;
+    /// assert_eq!(lease.nodes(), Some(3..=9));
+    /// # }
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
+    /// ```
+    pub fn nodes(&self) -> Option<RangeInclusive<u64>> {
+        self.nodes.clone()
+    }
+
+    /// The bound of each store call during an acquisition (a tenth of the TTL unless set).
+    ///
+    /// ```
+    /// # #[cfg(feature = "redis")] {
+    /// let lease = snowmint_lease::redis::RedisLease::builder("redis://127.0.0.1/")?.build()?;
+    /// assert_eq!(lease.io_timeout(), std::time::Duration::from_secs(1));
+    /// # }
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
+    /// ```
+    pub fn io_timeout(&self) -> Duration {
+        self.io_timeout
+            .unwrap_or(self.ttl / 10)
+            .max(Duration::from_millis(1))
     }
 
     /// Claims a free node, waits out the node's mark (and the forgetting rule, where the store
@@ -242,7 +158,8 @@ impl<B: Backend> Lease<B> {
     /// # #[cfg(feature = "redis")] {
     /// use snowmint_lease::redis::RedisLease;
     /// use snowmint::{Generator, Layout, WallClock};
-    /// let gen = RedisLease::new("redis://127.0.0.1:6379/")?
+    /// let gen = RedisLease::builder("redis://127.0.0.1:6379/")?
+    ///     .build()?
     ///     .acquire(Generator::builder(Layout::SONYFLAKE).clock(WallClock))?;
     /// assert!(gen.node() <= Layout::SONYFLAKE.max_node());
     /// # }
@@ -267,7 +184,7 @@ impl<B: Backend> Lease<B> {
     /// use snowmint_lease::redis::RedisLease;
     /// use snowmint::{Generator, Layout};
     ///
-    /// let gen = RedisLease::new("redis://127.0.0.1:6379/")?.acquire_with(
+    /// let gen = RedisLease::builder("redis://127.0.0.1:6379/")?.build()?.acquire_with(
     ///     Generator::builder(Layout::TWITTER),
     ///     |step| match step {
     ///         AcquireProgress::Forgetting { node, until_unix_millis } => {
@@ -291,18 +208,8 @@ impl<B: Backend> Lease<B> {
     {
         let layout = *builder.layout();
         let (first, last) = self.range(builder.max_node())?;
-        let margin = self.margin_set();
-        if self.ttl < B::MIN_TTL || self.ttl > MAX_TTL || margin > self.ttl / 2 {
-            return Err(LeaseError::Timing {
-                ttl: self.ttl,
-                margin,
-                min_ttl: B::MIN_TTL,
-            });
-        }
-        let io_timeout = self
-            .io_timeout
-            .unwrap_or(self.ttl / 10)
-            .max(Duration::from_millis(1));
+        let margin = self.margin;
+        let io_timeout = self.io_timeout();
         let owner = owner::owner_token();
         let described = describe(&layout, builder.max_node());
         let mut store =

@@ -61,6 +61,7 @@
 
 mod admin;
 mod backend;
+mod builder;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 mod error;
@@ -81,6 +82,7 @@ mod store_error;
 
 pub use self::admin::Admin;
 pub use self::backend::Backend;
+pub use self::builder::LeaseBuilder;
 pub use self::error::LeaseError;
 pub use self::lease::Lease;
 pub use self::password::Password;

@@ -11,7 +11,7 @@ impl<B: Backend> Lease<B> {
     ///
     /// ```no_run
     /// # #[cfg(feature = "etcd")] {
-    /// let state = snowmint_lease::etcd::EtcdLease::new("etcd://127.0.0.1:2379")?.namespace("orders").list()?;
+    /// let state = snowmint_lease::etcd::EtcdLease::builder("etcd://127.0.0.1:2379")?.namespace("orders").build()?.list()?;
     /// if let Some(record) = &state.record {
     ///     println!("made with TTL {:?} for {}", record.ttl, record.layout);
     /// }
@@ -35,7 +35,7 @@ impl<B: Backend> Lease<B> {
     ///
     /// ```no_run
     /// # #[cfg(feature = "redis")] {
-    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.namespace("orders");
+    /// let lease = snowmint_lease::redis::RedisLease::builder("redis://127.0.0.1/")?.namespace("orders").build()?;
     /// let raised = lease.raise_floor(1_796_000_000_000)?;
     /// println!("raised {} marks; floor {:?}", raised.raised.len(), raised.floor_unix_millis);
     /// # }

@@ -10,7 +10,7 @@ use std::time::Duration;
 ///
 /// ```no_run
 /// # #[cfg(feature = "redis")] {
-/// let state = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.namespace("orders").list()?;
+/// let state = snowmint_lease::redis::RedisLease::builder("redis://127.0.0.1/")?.namespace("orders").build()?.list()?;
 /// for node in &state.nodes {
 ///     println!("node {}: held by {:?}, mark {:?}", node.node, node.holder, node.mark_unix_millis);
 /// }

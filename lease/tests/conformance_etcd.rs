@@ -16,7 +16,12 @@ fn the_etcd_store_has_every_property_of_a_store() {
     let Some(cluster) = EtcdCluster::start("conformance_etcd") else {
         return;
     };
-    let backend = EtcdLease::new(&cluster.url()).unwrap().backend().clone();
+    let backend = EtcdLease::builder(&cluster.url())
+        .unwrap()
+        .build()
+        .unwrap()
+        .backend()
+        .clone();
     let port = cluster.client_port(0);
     let forget = |namespace: &str| {
         // `snowmint/NS/` up to `snowmint/NS0`: every key under the prefix.

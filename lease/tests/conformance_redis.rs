@@ -15,7 +15,12 @@ fn the_redis_store_has_every_property_of_a_store() {
     let Some(server) = RedisServer::start("conformance_redis") else {
         return;
     };
-    let backend = RedisLease::new(&server.url()).unwrap().backend().clone();
+    let backend = RedisLease::builder(&server.url())
+        .unwrap()
+        .build()
+        .unwrap()
+        .backend()
+        .clone();
     let forget = |_: &str| {
         assert_eq!(server.command(&["FLUSHALL"]), "+OK");
     };

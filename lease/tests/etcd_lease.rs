@@ -17,15 +17,15 @@ use std::time::{Duration, Instant};
 use etcd::EtcdCluster;
 use snowmint::fence::FenceError;
 use snowmint::{Generator, Id, Layout, WallClock};
-use snowmint_lease::etcd::EtcdLease;
-use snowmint_lease::LeaseError;
+use snowmint_lease::etcd::{Etcd, EtcdLease};
+use snowmint_lease::{LeaseBuilder, LeaseError};
 
 /// Short enough to keep the file fast, long enough for renewals on a loaded machine.
 const TTL: Duration = Duration::from_secs(2);
 const MARGIN: Duration = Duration::from_millis(400);
 
-fn lease(cluster: &EtcdCluster, namespace: &str) -> EtcdLease {
-    EtcdLease::new(&cluster.url())
+fn lease(cluster: &EtcdCluster, namespace: &str) -> LeaseBuilder<Etcd> {
+    EtcdLease::builder(&cluster.url())
         .unwrap()
         .namespace(namespace)
         .ttl(TTL)
@@ -40,6 +40,8 @@ fn holders_get_distinct_nodes_growing_tokens_and_a_released_node_continues_above
     let started = Instant::now();
     let a = lease(&cluster, "basics")
         .nodes(0..=1)
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER))
         .unwrap();
     let waited = started.elapsed();
@@ -49,6 +51,8 @@ fn holders_get_distinct_nodes_growing_tokens_and_a_released_node_continues_above
     );
     let b = lease(&cluster, "basics")
         .nodes(0..=1)
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER))
         .unwrap();
     assert_ne!(a.node(), b.node());
@@ -57,6 +61,8 @@ fn holders_get_distinct_nodes_growing_tokens_and_a_released_node_continues_above
 
     let full = lease(&cluster, "basics")
         .nodes(0..=1)
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER))
         .unwrap_err();
     assert!(
@@ -81,6 +87,8 @@ fn holders_get_distinct_nodes_growing_tokens_and_a_released_node_continues_above
     drop(a);
     let again = lease(&cluster, "basics")
         .nodes(node..=node)
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER))
         .unwrap();
     assert!(
@@ -105,6 +113,8 @@ fn minting_goes_on_through_the_loss_and_return_of_a_member_and_of_the_leader() {
     };
     let gen = lease(&cluster, "failover")
         .io_timeout(Duration::from_millis(300))
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER))
         .unwrap();
     let mut seen = HashSet::new();
@@ -149,15 +159,15 @@ fn minting_goes_on_through_the_loss_and_return_of_a_member_and_of_the_leader() {
 
 #[test]
 fn bad_settings_are_clear_errors() {
-    let err = EtcdLease::new("etcd://127.0.0.1:2379,nohost").unwrap_err();
+    let err = EtcdLease::builder("etcd://127.0.0.1:2379,nohost").unwrap_err();
     assert!(
         err.to_string().contains("\"nohost\" is not HOST:PORT"),
         "{err}"
     );
-    let err = EtcdLease::new("etcd://127.0.0.1:1")
+    let err = EtcdLease::builder("etcd://127.0.0.1:1")
         .unwrap()
         .ttl(Duration::from_millis(500))
-        .acquire(Generator::builder(Layout::TWITTER))
+        .build()
         .unwrap_err();
     assert!(matches!(err, LeaseError::Timing { .. }), "{err:?}");
     assert!(
@@ -165,9 +175,11 @@ fn bad_settings_are_clear_errors() {
         "{err}"
     );
     // Nothing listens on port 1: every endpoint fails, and the error says so.
-    let err = EtcdLease::new("etcd://127.0.0.1:1")
+    let err = EtcdLease::builder("etcd://127.0.0.1:1")
         .unwrap()
         .io_timeout(Duration::from_millis(200))
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER))
         .unwrap_err();
     assert!(
@@ -280,13 +292,15 @@ fn a_claim_whose_reply_was_lost_is_recognised_as_our_own() {
         return;
     };
     let proxy = Proxy::start(cluster.client_port(0));
-    let gen = EtcdLease::new(&format!("etcd://127.0.0.1:{}", proxy.port))
+    let gen = EtcdLease::builder(&format!("etcd://127.0.0.1:{}", proxy.port))
         .unwrap()
         .namespace("lost-reply")
         .ttl(TTL)
         .margin(MARGIN)
         .io_timeout(Duration::from_millis(300))
         .nodes(5..=5)
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER).clock(WallClock))
         .expect("acquire");
     let first = gen.next_id().expect("held");

@@ -17,8 +17,8 @@ use std::time::Duration;
 use certs::Certs;
 use etcd::{EtcdCluster, Tls};
 use snowmint::{Generator, Layout, WallClock};
-use snowmint_lease::etcd::EtcdLease;
-use snowmint_lease::{LeaseError, Password};
+use snowmint_lease::etcd::{Etcd, EtcdLease};
+use snowmint_lease::{LeaseBuilder, LeaseError, Password};
 
 const TTL: Duration = Duration::from_secs(3);
 const MARGIN: Duration = Duration::from_millis(400);
@@ -59,8 +59,8 @@ fn read(path: &PathBuf) -> Vec<u8> {
 }
 
 /// A lease on `url` with the client certificate, the CA `ca` and user `minter`.
-fn lease(url: &str, certs: &Certs, ca: &PathBuf, password: &str) -> EtcdLease {
-    EtcdLease::new(url)
+fn lease(url: &str, certs: &Certs, ca: &PathBuf, password: &str) -> LeaseBuilder<Etcd> {
+    EtcdLease::builder(url)
         .unwrap()
         .ca_pem(&read(ca))
         .unwrap()
@@ -81,6 +81,8 @@ fn a_limited_user_leases_over_tls_and_mints_on_after_its_token_is_refused() {
         return;
     };
     let gen = lease(&cluster.url(), &certs, &certs.ca, PASSWORD)
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER).clock(WallClock))
         .expect("acquire over TLS as the limited user");
     let first = gen.next_id().expect("mints");
@@ -111,8 +113,8 @@ fn every_bad_credential_is_a_clear_error_naming_the_endpoint() {
     let eps = cluster.endpoints();
     let one = |i: usize| format!("etcds://{}", eps[i]);
     let builder = || Generator::builder(Layout::TWITTER).clock(WallClock);
-    let fails = |lease: EtcdLease, what: &str, wanted: &[&str]| {
-        let err = lease.acquire(builder()).expect_err(what);
+    let fails = |lease: LeaseBuilder<Etcd>, what: &str, wanted: &[&str]| {
+        let err = lease.build().unwrap().acquire(builder()).expect_err(what);
         let text = err.to_string();
         assert!(
             matches!(err, LeaseError::Store { store: "etcd", .. }),
@@ -143,7 +145,7 @@ fn every_bad_credential_is_a_clear_error_naming_the_endpoint() {
         &[&eps[2], "TLS", "not valid for name"],
     );
     // No client certificate: the member refuses the handshake.
-    let no_cert = EtcdLease::new(&one(0))
+    let no_cert = EtcdLease::builder(&one(0))
         .unwrap()
         .ca_pem(&read(&certs.ca))
         .unwrap()

@@ -140,10 +140,12 @@ fn redis_lease_acquisitions() {
     let Some(server) = redis_server::RedisServer::start("redis_lease_acquisitions") else {
         return;
     };
-    let lease = snowmint_lease::redis::RedisLease::new(&server.url())
+    let lease = snowmint_lease::redis::RedisLease::builder(&server.url())
         .unwrap()
         .namespace("events")
-        .ttl(Duration::from_secs(2));
+        .ttl(Duration::from_secs(2))
+        .build()
+        .unwrap();
     let mut nodes = Vec::new();
     let (metrics, events) = observe(|| {
         let a = lease.acquire(Generator::builder(Layout::TWITTER)).unwrap();
@@ -196,12 +198,14 @@ fn redis_fence_lost_for_real() {
         return;
     };
     const TTL: Duration = Duration::from_secs(600);
-    let lease = snowmint_lease::redis::RedisLease::new(&server.url())
+    let lease = snowmint_lease::redis::RedisLease::builder(&server.url())
         .unwrap()
         .namespace("lost")
         .ttl(TTL)
         // A dead server's connection errors come at once; this bounds a hung one.
-        .io_timeout(Duration::from_secs(5));
+        .io_timeout(Duration::from_secs(5))
+        .build()
+        .unwrap();
     let clock = ManualClock::at_unix_millis(T0);
     let started = std::time::Instant::now();
     let mut node = 0;

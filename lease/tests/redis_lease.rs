@@ -16,13 +16,13 @@ use std::time::{Duration, Instant};
 use redis_server::RedisServer;
 use snowmint::fence::FenceError;
 use snowmint::{Clock, Generator, Id, Layout, WallClock};
-use snowmint_lease::redis::RedisLease;
-use snowmint_lease::LeaseError;
+use snowmint_lease::redis::{Redis, RedisLease};
+use snowmint_lease::{LeaseBuilder, LeaseError};
 
 const TTL: Duration = Duration::from_secs(1);
 
-fn lease(server: &RedisServer, namespace: &str) -> RedisLease {
-    RedisLease::new(&server.url())
+fn lease(server: &RedisServer, namespace: &str) -> LeaseBuilder<Redis> {
+    RedisLease::builder(&server.url())
         .expect("url")
         .namespace(namespace)
         .ttl(TTL)
@@ -67,11 +67,13 @@ fn concurrent_acquirers_never_share_a_node_and_a_full_range_is_a_clear_error() {
         .map(|_| {
             let (url, barrier) = (url.clone(), Arc::clone(&barrier));
             std::thread::spawn(move || {
-                let lease = RedisLease::new(&url)
+                let lease = RedisLease::builder(&url)
                     .unwrap()
                     .namespace("share")
                     .nodes(10..=17)
-                    .ttl(TTL);
+                    .ttl(TTL)
+                    .build()
+                    .unwrap();
                 barrier.wait();
                 lease.acquire(Generator::builder(Layout::TWITTER))
             })
@@ -90,6 +92,8 @@ fn concurrent_acquirers_never_share_a_node_and_a_full_range_is_a_clear_error() {
 
     let ninth = lease(&server, "share")
         .nodes(10..=17)
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER));
     let err = ninth.expect_err("every node is held");
     assert!(
@@ -111,6 +115,8 @@ fn concurrent_acquirers_never_share_a_node_and_a_full_range_is_a_clear_error() {
     // Another namespace is another ID space.
     assert!(lease(&server, "other")
         .nodes(10..=17)
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER))
         .is_ok());
 
@@ -128,6 +134,8 @@ fn concurrent_acquirers_never_share_a_node_and_a_full_range_is_a_clear_error() {
     drop(gens);
     let again = lease(&server, "share")
         .nodes(freed..=freed)
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER))
         .expect("freed");
     assert!(again.next_id().expect("mint") > last);
@@ -136,10 +144,12 @@ fn concurrent_acquirers_never_share_a_node_and_a_full_range_is_a_clear_error() {
 #[test]
 fn bad_settings_are_refused_before_touching_redis() {
     // Nothing listens here: the checks come first.
-    let lease = RedisLease::new("redis://127.0.0.1:1/").unwrap();
+    let lease = RedisLease::builder("redis://127.0.0.1:1/").unwrap();
     let err = lease
         .clone()
         .nodes(0..=1024)
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER))
         .unwrap_err();
     assert!(
@@ -157,11 +167,14 @@ fn bad_settings_are_refused_before_touching_redis() {
         .clone()
         .ttl(Duration::from_secs(1))
         .margin(Duration::from_millis(600))
-        .acquire(Generator::builder(Layout::TWITTER))
+        .build()
         .unwrap_err();
+    // The settings are checked when the lease is built, before any store call.
     assert!(matches!(err, LeaseError::Timing { .. }), "{err:?}");
     let err = lease
         .io_timeout(Duration::from_millis(200))
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER))
         .unwrap_err();
     assert!(
@@ -187,6 +200,8 @@ fn a_dead_server_fences_within_the_ttl_and_a_restarted_one_resumes_without_dupli
     // TSC clock's cheap reading comes from a ticker thread, which a loaded machine can hold
     // back past the margin.)
     let gen = lease(&server, "fence")
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER).clock(WallClock))
         .expect("acquire");
     let mut ids = Vec::new();
@@ -278,13 +293,15 @@ fn a_store_silent_during_the_wait_but_back_while_the_claim_holds_costs_nothing()
     // from just after the claim until 3 s, so the renewal at 2 s finds it silent, and it is
     // back 2 s before the claim would lapse: room for a loaded machine on both sides.
     let ttl = Duration::from_secs(6);
-    let lease = RedisLease::new(&server.url())
+    let lease = RedisLease::builder(&server.url())
         .expect("url")
         .namespace("silent")
         .ttl(ttl)
         .margin(Duration::from_secs(1))
         .io_timeout(Duration::from_millis(300))
-        .nodes(4..=4);
+        .nodes(4..=4)
+        .build()
+        .unwrap();
     let acquirer = std::thread::spawn(move || lease.acquire(Generator::builder(Layout::TWITTER)));
     let end = Instant::now() + Duration::from_secs(30);
     while server.command(&["EXISTS", "snowmint:silent:node:4"]) != ":1" {
@@ -309,6 +326,8 @@ fn a_restart_with_the_clock_behind_waits_then_mints_above_the_mark() {
     };
     let first = lease(&server, "behind")
         .nodes(5..=5)
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER).clock(WallClock))
         .expect("acquire");
     let ids: Vec<Id> = (0..1_000).map(|_| first.next_id().expect("mint")).collect();
@@ -328,6 +347,8 @@ fn a_restart_with_the_clock_behind_waits_then_mints_above_the_mark() {
     let started = Instant::now();
     let second = lease(&server, "behind")
         .nodes(5..=5)
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER).clock(clock.clone()))
         .expect("acquire after waiting");
     let waited = started.elapsed();
@@ -344,6 +365,8 @@ fn a_restart_with_the_clock_behind_waits_then_mints_above_the_mark() {
     let err = lease(&server, "behind")
         .nodes(5..=5)
         .max_wait(Duration::from_secs(2))
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER).clock(far))
         .unwrap_err();
     assert!(
@@ -357,6 +380,8 @@ fn a_restart_with_the_clock_behind_waits_then_mints_above_the_mark() {
     assert!(
         lease(&server, "behind")
             .nodes(5..=5)
+            .build()
+            .unwrap()
             .acquire(Generator::builder(Layout::TWITTER).clock(WallClock))
             .is_ok(),
         "the node was given back"
@@ -379,12 +404,14 @@ fn child_minter() {
     let out = PathBuf::from(out);
     let url = std::env::var("SNOWMINT_CHILD_URL").expect("url");
     let stop = PathBuf::from(std::env::var("SNOWMINT_CHILD_STOP").expect("stop"));
-    let lease = RedisLease::new(&url)
+    let lease = RedisLease::builder(&url)
         .unwrap()
         .namespace("takeover")
         .nodes(7..=7)
         .ttl(TTL)
-        .margin(TTL / 5);
+        .margin(TTL / 5)
+        .build()
+        .unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
     let gen = loop {
         match lease.acquire(Generator::builder(Layout::TWITTER)) {
@@ -653,6 +680,8 @@ fn a_leased_sharded_generator_restarts_after_everything_it_issued() {
     let first = Arc::new(
         lease(&server, "restart")
             .nodes(3..=3)
+            .build()
+            .unwrap()
             .acquire(builder())
             .expect("acquire"),
     );
@@ -677,6 +706,8 @@ fn a_leased_sharded_generator_restarts_after_everything_it_issued() {
     drop(Arc::into_inner(first).expect("the only handle"));
     let second = lease(&server, "restart")
         .nodes(3..=3)
+        .build()
+        .unwrap()
         .acquire(builder())
         .expect("the same node again");
     for _ in 0..1_000 {

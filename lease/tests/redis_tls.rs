@@ -17,8 +17,8 @@ use std::time::Duration;
 use certs::Certs;
 use redis_server::{RedisServer, RedisTls};
 use snowmint::{Generator, Layout, WallClock};
-use snowmint_lease::redis::RedisLease;
-use snowmint_lease::{LeaseError, Password};
+use snowmint_lease::redis::{Redis, RedisLease};
+use snowmint_lease::{LeaseBuilder, LeaseError, Password};
 
 const TTL: Duration = Duration::from_secs(3);
 const PASSWORD: &str = "minter-secret-2c9d";
@@ -55,8 +55,8 @@ fn read(path: &PathBuf) -> Vec<u8> {
     std::fs::read(path).expect("read a PEM file")
 }
 
-fn lease(url: &str, certs: &Certs, ca: &PathBuf, password: &str) -> RedisLease {
-    RedisLease::new(url)
+fn lease(url: &str, certs: &Certs, ca: &PathBuf, password: &str) -> LeaseBuilder<Redis> {
+    RedisLease::builder(url)
         .unwrap()
         .ca_pem(&read(ca))
         .unwrap()
@@ -89,6 +89,8 @@ fn an_acl_user_leases_over_tls_and_mints() {
         return;
     };
     let gen = lease(&server.url_as("minter"), &certs, &certs.ca, PASSWORD)
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER).clock(WallClock))
         .expect("acquire over TLS as the ACL user");
     let first = gen.next_id().expect("mints");
@@ -108,8 +110,10 @@ fn every_bad_credential_is_a_clear_error() {
     ) else {
         return;
     };
-    let fails = |lease: RedisLease, what: &str, wanted: &[&str]| {
+    let fails = |lease: LeaseBuilder<Redis>, what: &str, wanted: &[&str]| {
         let err = lease
+            .build()
+            .unwrap()
             .acquire(Generator::builder(Layout::TWITTER).clock(WallClock))
             .expect_err(what);
         let text = chain(&err);

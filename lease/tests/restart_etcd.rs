@@ -18,11 +18,11 @@ use std::time::Duration;
 use etcd::EtcdCluster;
 use restart::{mint, timed, MARGIN, TTL};
 use snowmint::{Generator, Layout};
-use snowmint_lease::etcd::EtcdLease;
-use snowmint_lease::LeaseError;
+use snowmint_lease::etcd::{Etcd, EtcdLease};
+use snowmint_lease::{LeaseBuilder, LeaseError};
 
-fn lease(cluster: &EtcdCluster, namespace: &str) -> EtcdLease {
-    EtcdLease::new(&cluster.url())
+fn lease(cluster: &EtcdCluster, namespace: &str) -> LeaseBuilder<Etcd> {
+    EtcdLease::builder(&cluster.url())
         .expect("url")
         .namespace(namespace)
         .ttl(TTL)
@@ -76,16 +76,20 @@ fn a_holder_with_another_ttl_or_layout_is_refused_by_the_namespace_record() {
         return;
     };
     let one = Duration::from_secs(1);
-    let _made = EtcdLease::new(&cluster.url())
+    let _made = EtcdLease::builder(&cluster.url())
         .expect("url")
         .namespace("mismatch")
         .ttl(one)
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER))
         .expect("acquire");
-    let err = EtcdLease::new(&cluster.url())
+    let err = EtcdLease::builder(&cluster.url())
         .expect("url")
         .namespace("mismatch")
         .ttl(Duration::from_secs(2))
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER))
         .unwrap_err();
     assert!(
@@ -93,10 +97,12 @@ fn a_holder_with_another_ttl_or_layout_is_refused_by_the_namespace_record() {
             if *record_ttl == one && *ttl == Duration::from_secs(2)),
         "{err:?}"
     );
-    let err = EtcdLease::new(&cluster.url())
+    let err = EtcdLease::builder(&cluster.url())
         .expect("url")
         .namespace("mismatch")
         .ttl(one)
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::SONYFLAKE))
         .unwrap_err();
     assert!(

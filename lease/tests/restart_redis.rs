@@ -19,11 +19,11 @@ use std::time::Duration;
 use redis_server::RedisServer;
 use restart::{mint, timed, MARGIN, TTL};
 use snowmint::{Generator, Layout};
-use snowmint_lease::redis::RedisLease;
-use snowmint_lease::LeaseError;
+use snowmint_lease::redis::{Redis, RedisLease};
+use snowmint_lease::{LeaseBuilder, LeaseError};
 
-fn lease(server: &RedisServer, namespace: &str) -> RedisLease {
-    RedisLease::new(&server.url())
+fn lease(server: &RedisServer, namespace: &str) -> LeaseBuilder<Redis> {
+    RedisLease::builder(&server.url())
         .expect("url")
         .namespace(namespace)
         .ttl(TTL)
@@ -112,16 +112,20 @@ fn a_holder_with_another_ttl_or_layout_is_refused_by_the_namespace_record() {
         return;
     };
     let short = Duration::from_secs(1);
-    let made = RedisLease::new(&server.url())
+    let made = RedisLease::builder(&server.url())
         .expect("url")
         .namespace("mismatch")
         .ttl(short)
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER))
         .expect("acquire");
-    let err = RedisLease::new(&server.url())
+    let err = RedisLease::builder(&server.url())
         .expect("url")
         .namespace("mismatch")
         .ttl(Duration::from_secs(2))
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER))
         .unwrap_err();
     let LeaseError::Mismatch {
@@ -136,10 +140,12 @@ fn a_holder_with_another_ttl_or_layout_is_refused_by_the_namespace_record() {
         text.contains("was made with TTL 1s") && text.contains("but this lease has TTL 2s"),
         "{text}"
     );
-    let err = RedisLease::new(&server.url())
+    let err = RedisLease::builder(&server.url())
         .expect("url")
         .namespace("mismatch")
         .ttl(short)
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::SONYFLAKE))
         .unwrap_err();
     let LeaseError::Mismatch {

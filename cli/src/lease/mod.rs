@@ -68,12 +68,14 @@ impl Store {
         match store_kind(url)? {
             StoreKind::Etcd => {
                 let lease = self.store.etcd(url)?;
-                Ok(Site::Etcd(lease.namespace(ns).io_timeout(timeout)))
+                let lease = lease.namespace(ns).io_timeout(timeout).build();
+                Ok(Site::Etcd(lease.map_err(crate::store_args::parsed)?))
             }
             StoreKind::Redis => {
                 let lease = self.store.redis(url)?;
+                let lease = lease.namespace(ns).io_timeout(timeout).build();
                 Ok(Site::Redis(Box::new(
-                    lease.namespace(ns).io_timeout(timeout),
+                    lease.map_err(crate::store_args::parsed)?,
                 )))
             }
         }

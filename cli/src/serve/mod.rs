@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use axum::serve::ListenerExt;
 use snowmint::{Fenced, Layout, ShardError, ShardedGenerator, ShardedGeneratorBuilder, TscClock};
-use snowmint_lease::{AcquireProgress, Backend, Lease, LeaseError};
+use snowmint_lease::{AcquireProgress, Backend, LeaseBuilder, LeaseError};
 
 use self::args::LeaseArgs;
 use self::metrics::HttpMetrics;
@@ -156,8 +156,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
             // The URL and flags are checked now, before listening: a mistake exits at once.
             let store = &args.lease.store;
             let (claim, backend) = match store_kind(url)? {
-                StoreKind::Etcd => (claimer(store.etcd(url)?, &args.lease, builder), "etcd"),
-                StoreKind::Redis => (claimer(store.redis(url)?, &args.lease, builder), "redis"),
+                StoreKind::Etcd => (claimer(store.etcd(url)?, &args.lease, builder)?, "etcd"),
+                StoreKind::Redis => (claimer(store.redis(url)?, &args.lease, builder)?, "redis"),
             };
             let site = LeaseSite {
                 backend,
@@ -446,10 +446,10 @@ fn shard_error(e: &ShardError) -> CliError {
 
 /// Applies the lease flags to `lease`: the claim of a node for `builder`, to run later.
 fn claimer<B: Backend + Send + 'static>(
-    lease: Lease<B>,
+    lease: LeaseBuilder<B>,
     flags: &LeaseArgs,
     builder: ShardedGeneratorBuilder<TscClock>,
-) -> Claim {
+) -> Result<Claim, CliError> {
     let mut lease = lease
         .namespace(&flags.store.namespace)
         .ttl(flags.ttl)
@@ -463,14 +463,15 @@ fn claimer<B: Backend + Send + 'static>(
     if let Some(timeout) = flags.store.lease_timeout {
         lease = lease.io_timeout(timeout);
     }
+    let lease = lease.build().map_err(|e| lease_error(&e, None))?;
     let ttl = flags.ttl;
-    Box::new(move |on_progress| {
+    Ok(Box::new(move |on_progress| {
         held::claim_when_free(
             ttl,
             || lease.acquire_with(builder.clone(), &mut *on_progress),
             |line| say(format_args!("{line}")),
         )
-    })
+    }))
 }
 
 /// A failed claim as the CLI reports it. A Redis error names the server (`url`, which never

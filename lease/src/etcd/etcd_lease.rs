@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::{Lease, LeaseError};
+use crate::{Lease, LeaseBuilder, LeaseError};
 
 use super::gateway::Gateway;
 use super::security::Security;
@@ -13,7 +13,7 @@ use super::store::EtcdStore;
 /// turn.
 ///
 /// ```
-/// let lease = snowmint_lease::etcd::EtcdLease::new("etcd://127.0.0.1:2379,127.0.0.1:22379")?;
+/// let lease = snowmint_lease::etcd::EtcdLease::builder("etcd://127.0.0.1:2379,127.0.0.1:22379")?.build()?;
 /// assert_eq!(lease.endpoints(), ["127.0.0.1:2379", "127.0.0.1:22379"]);
 /// # Ok::<(), snowmint_lease::LeaseError>(())
 /// ```
@@ -93,13 +93,15 @@ impl crate::Backend for Etcd {
 /// use std::time::Duration;
 /// use snowmint_lease::etcd::EtcdLease;
 /// use snowmint_lease::LeaseError;
-/// use snowmint::{FenceError, Generator, Layout};
+/// use snowmint::fence::FenceError;
+/// use snowmint::{Generator, Layout};
 ///
-/// let lease = EtcdLease::new("etcd://10.0.0.5:2379,10.0.0.6:2379,10.0.0.7:2379")?
+/// let lease = EtcdLease::builder("etcd://10.0.0.5:2379,10.0.0.6:2379,10.0.0.7:2379")?
 ///     .namespace("billing")
 ///     .nodes(0..=99)
 ///     .ttl(Duration::from_secs(10))
-///     .margin(Duration::from_secs(2));
+///     .margin(Duration::from_secs(2))
+///     .build()?;
 /// let gen = match lease.acquire(Generator::builder(Layout::TWITTER)) {
 ///     Ok(gen) => gen,
 ///     Err(LeaseError::AllTaken { .. }) => panic!("100 processes already run: widen the range"),
@@ -118,27 +120,27 @@ impl Lease<Etcd> {
     /// A lease from the etcd cluster at `url`: `etcd://HOST:PORT,HOST:PORT,...` (each
     /// member's client address; `http://` in front of each is accepted too), or
     /// `etcds://HOST:PORT,...` (or `https://` in front of each) for TLS, which then takes
-    /// [`ca_pem`](Lease::ca_pem), [`client_cert_pem`](Lease::client_cert_pem) and
-    /// [`user`](Lease::user). Namespace `default`, TTL 10 s, margin a fifth of the TTL,
+    /// [`ca_pem`](crate::LeaseBuilder::ca_pem), [`client_cert_pem`](crate::LeaseBuilder::client_cert_pem) and
+    /// [`user`](crate::LeaseBuilder::user). Namespace `default`, TTL 10 s, margin a fifth of the TTL,
     /// `max_wait` 10 s, every node of the layout (at most 65,536). Nothing is connected
     /// until [`acquire`](Lease::acquire).
     ///
     /// ```
     /// use snowmint_lease::etcd::EtcdLease;
-    /// assert!(EtcdLease::new("etcd://127.0.0.1:2379").is_ok());
-    /// assert!(EtcdLease::new("http://a:2379,http://b:2379").is_ok());
-    /// assert!(EtcdLease::new("etcds://a:2379,b:2379")?.is_tls());
-    /// let err = EtcdLease::new("etcd://127.0.0.1").unwrap_err();
+    /// assert!(EtcdLease::builder("etcd://127.0.0.1:2379").is_ok());
+    /// assert!(EtcdLease::builder("http://a:2379,http://b:2379").is_ok());
+    /// assert!(EtcdLease::builder("etcds://a:2379,b:2379")?.build()?.is_tls());
+    /// let err = EtcdLease::builder("etcd://127.0.0.1").unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),
     ///     "could not parse the etcd URL in etcd: \"127.0.0.1\" is not HOST:PORT (a port from 1 to 65535); \
     ///      expected etcd://HOST:PORT,HOST:PORT,... or etcds://HOST:PORT,..."
     /// );
-    /// let err = EtcdLease::new("https://a:2379,http://b:2379").unwrap_err();
+    /// let err = EtcdLease::builder("https://a:2379,http://b:2379").unwrap_err();
     /// assert!(err.to_string().contains("both plain and TLS endpoints"), "{err}");
     /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
-    pub fn new(url: &str) -> Result<EtcdLease, LeaseError> {
+    pub fn builder(url: &str) -> Result<LeaseBuilder<Etcd>, LeaseError> {
         let parse_error = |text: String| {
             super::store::etcd_error("parse the etcd URL", crate::StoreErrorKind::Settings, text)
         };
@@ -174,7 +176,7 @@ impl Lease<Etcd> {
             endpoints.push(bare.to_string());
         }
         let security = Security::new(tls == Some(true));
-        Ok(Lease::with_backend(Etcd {
+        Ok(LeaseBuilder::new(Etcd {
             endpoints,
             security,
         }))
@@ -183,7 +185,7 @@ impl Lease<Etcd> {
     /// The cluster's client endpoints, in the order they are tried first.
     ///
     /// ```
-    /// let lease = snowmint_lease::etcd::EtcdLease::new("etcd://a:1,b:2")?;
+    /// let lease = snowmint_lease::etcd::EtcdLease::builder("etcd://a:1,b:2")?.build()?;
     /// assert_eq!(lease.endpoints(), ["a:1", "b:2"]);
     /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```

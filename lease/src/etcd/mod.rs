@@ -7,8 +7,8 @@
 //! rules are the same as for every backend ([the crate's docs](crate)); the client speaks to etcd's
 //! JSON gateway (`/v3/...`, etcd 3.4 and later) over `ureq`, a blocking HTTP/1.1 client:
 //! no `protoc`, no async runtime. A secured cluster: `etcds://` with
-//! [`ca_pem`](Lease::ca_pem), [`client_cert_pem`](Lease::client_cert_pem) and
-//! [`user`](Lease::user) ([`snowmint::docs::fleets`], "Connecting to a secured store").
+//! [`ca_pem`](crate::LeaseBuilder::ca_pem), [`client_cert_pem`](crate::LeaseBuilder::client_cert_pem) and
+//! [`user`](crate::LeaseBuilder::user) ([`snowmint::docs::fleets`], "Connecting to a secured store").
 //!
 //! Files: the URL and the backend here, the gateway client (`gateway.rs`), TLS and the user
 //! (`security.rs`), the keys and transactions (`store.rs`).
@@ -23,9 +23,10 @@
 //! use snowmint_lease::etcd::EtcdLease;
 //! use snowmint::{Generator, Layout};
 //!
-//! let lease = EtcdLease::new("etcd://127.0.0.1:2379,127.0.0.1:22379,127.0.0.1:32379")?
+//! let lease = EtcdLease::builder("etcd://127.0.0.1:2379,127.0.0.1:22379,127.0.0.1:32379")?
 //!     .namespace("orders")
-//!     .ttl(Duration::from_secs(10));
+//!     .ttl(Duration::from_secs(10))
+//!     .build()?;
 //! let gen = lease.acquire(Generator::builder(Layout::TWITTER))?;
 //! println!("minting as node {} (fencing token {:?})", gen.node(), gen.token());
 //! let id = gen.next_id()?;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use ureq::tls::{parse_pem, Certificate, ClientCert, PemItem, PrivateKey, RootCerts, TlsConfig};
 
 use super::Etcd;
-use crate::{Lease, LeaseError, Password};
+use crate::{Lease, LeaseBuilder, LeaseError, Password};
 
 /// The connection settings of an etcd lease beyond its endpoints. Its `Debug` shows what is
 /// set, never a key or the password.
@@ -115,7 +115,7 @@ fn note(action: &'static str, text: String) -> LeaseError {
     super::store::etcd_error(action, crate::StoreErrorKind::Settings, text)
 }
 
-impl Lease<Etcd> {
+impl LeaseBuilder<Etcd> {
     /// Trusts only the CA certificates of `pem` (a PEM text with one or more
     /// `CERTIFICATE` blocks, etcdctl's `--cacert`) for the members' certificates, instead of
     /// the webpki roots. Needs a TLS URL (`etcds://`).
@@ -123,12 +123,12 @@ impl Lease<Etcd> {
     /// ```
     /// use snowmint_lease::etcd::EtcdLease;
     ///
-    /// let err = EtcdLease::new("etcds://127.0.0.1:2379")?.ca_pem(b"not PEM").unwrap_err();
+    /// let err = EtcdLease::builder("etcds://127.0.0.1:2379")?.ca_pem(b"not PEM").unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),
     ///     "could not read the CA certificates in etcd: no CERTIFICATE block in the PEM text"
     /// );
-    /// let err = EtcdLease::new("etcd://127.0.0.1:2379")?.ca_pem(b"").unwrap_err();
+    /// let err = EtcdLease::builder("etcd://127.0.0.1:2379")?.ca_pem(b"").unwrap_err();
     /// assert!(err.to_string().contains("use etcds://"), "{err}");
     /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
@@ -144,7 +144,7 @@ impl Lease<Etcd> {
     /// ```
     /// use snowmint_lease::etcd::EtcdLease;
     ///
-    /// let err = EtcdLease::new("etcds://127.0.0.1:2379")?
+    /// let err = EtcdLease::builder("etcds://127.0.0.1:2379")?
     ///     .client_cert_pem(b"", b"")
     ///     .unwrap_err();
     /// assert!(err.to_string().starts_with("could not read the client certificate"), "{err}");
@@ -165,7 +165,7 @@ impl Lease<Etcd> {
     /// use snowmint_lease::etcd::EtcdLease;
     /// use snowmint_lease::Password;
     ///
-    /// let lease = EtcdLease::new("etcds://127.0.0.1:2379")?.user("minter", Password::new("pw"));
+    /// let lease = EtcdLease::builder("etcds://127.0.0.1:2379")?.user("minter", Password::new("pw")).build()?;
     /// assert_eq!(lease.user_name(), Some("minter"));
     /// assert!(!format!("{lease:?}").contains("\"pw\""));
     /// # Ok::<(), snowmint_lease::LeaseError>(())
@@ -174,11 +174,13 @@ impl Lease<Etcd> {
         self.backend_mut().security.user = Some((name.to_string(), password));
         self
     }
+}
 
-    /// The etcd user set with [`user`](Lease::user), if any.
+impl Lease<Etcd> {
+    /// The etcd user set with [`user`](crate::LeaseBuilder::user), if any.
     ///
     /// ```
-    /// assert_eq!(snowmint_lease::etcd::EtcdLease::new("etcd://a:1")?.user_name(), None);
+    /// assert_eq!(snowmint_lease::etcd::EtcdLease::builder("etcd://a:1")?.build()?.user_name(), None);
     /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn user_name(&self) -> Option<&str> {
@@ -193,8 +195,8 @@ impl Lease<Etcd> {
     ///
     /// ```
     /// use snowmint_lease::etcd::EtcdLease;
-    /// assert!(!EtcdLease::new("etcd://a:1")?.is_tls());
-    /// assert!(EtcdLease::new("https://a:1")?.is_tls());
+    /// assert!(!EtcdLease::builder("etcd://a:1")?.build()?.is_tls());
+    /// assert!(EtcdLease::builder("https://a:1")?.build()?.is_tls());
     /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn is_tls(&self) -> bool {

@@ -20,9 +20,10 @@
 //! use snowmint_lease::redis::RedisLease;
 //! use snowmint::{Generator, Layout};
 //!
-//! let lease = RedisLease::new("redis://127.0.0.1:6379/")?
+//! let lease = RedisLease::builder("redis://127.0.0.1:6379/")?
 //!     .namespace("orders")
-//!     .ttl(Duration::from_secs(10));
+//!     .ttl(Duration::from_secs(10))
+//!     .build()?;
 //! let gen = lease.acquire(Generator::builder(Layout::TWITTER))?;
 //! println!("minting as node {}", gen.node());
 //! let id = gen.next_id()?;

@@ -3,14 +3,14 @@
 
 use std::time::Duration;
 
-use crate::{Lease, LeaseError};
+use crate::{Lease, LeaseBuilder, LeaseError};
 
 use super::store::{redis_error, Conn, Record, RedisStore};
 
 /// The Redis backend of a [`Lease`]: a client for one Redis server (or one cluster slot).
 ///
 /// ```
-/// let lease: snowmint_lease::redis::RedisLease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1:6379/")?;
+/// let lease: snowmint_lease::redis::RedisLease = snowmint_lease::redis::RedisLease::builder("redis://127.0.0.1:6379/")?.build()?;
 /// # Ok::<(), snowmint_lease::LeaseError>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -117,14 +117,16 @@ fn key_prefix(namespace: &str) -> String {
 /// use std::time::Duration;
 /// use snowmint_lease::redis::RedisLease;
 /// use snowmint_lease::LeaseError;
-/// use snowmint::{FenceError, Generator, Layout};
+/// use snowmint::fence::FenceError;
+/// use snowmint::{Generator, Layout};
 ///
-/// let lease = RedisLease::new("redis://10.0.0.5:6379/")?
+/// let lease = RedisLease::builder("redis://10.0.0.5:6379/")?
 ///     .namespace("billing")
 ///     .nodes(0..=99)                      // this service's share of the node range
 ///     .ttl(Duration::from_secs(10))
 ///     .margin(Duration::from_secs(2))
-///     .max_wait(Duration::from_secs(10));
+///     .max_wait(Duration::from_secs(10))
+///     .build()?;
 /// let gen = match lease.acquire(Generator::builder(Layout::TWITTER)) {
 ///     Ok(gen) => gen,
 ///     Err(LeaseError::AllTaken { .. }) => panic!("100 processes already run: widen the range"),
@@ -141,23 +143,23 @@ pub type RedisLease = Lease<Redis>;
 
 impl Lease<Redis> {
     /// A lease from the Redis at `url` (`redis://host:port/db`, or `rediss://` for TLS,
-    /// which then takes [`ca_pem`](Lease::ca_pem) and
-    /// [`client_cert_pem`](Lease::client_cert_pem); `USER@` before the host for an ACL user
-    /// whose [`password`](Lease::password) is given apart), namespace `default`, TTL
+    /// which then takes [`ca_pem`](crate::LeaseBuilder::ca_pem) and
+    /// [`client_cert_pem`](crate::LeaseBuilder::client_cert_pem); `USER@` before the host for an ACL user
+    /// whose [`password`](crate::LeaseBuilder::password) is given apart), namespace `default`, TTL
     /// 10 s, margin a fifth of the TTL, `max_wait` 10 s, every node of the layout (at
     /// most 65,536). Nothing is connected until [`acquire`](Lease::acquire).
     ///
     /// ```
     /// use snowmint_lease::redis::RedisLease;
-    /// assert!(RedisLease::new("redis://127.0.0.1:6379/").is_ok());
-    /// assert!(RedisLease::new("not a url").is_err());
+    /// assert!(RedisLease::builder("redis://127.0.0.1:6379/").is_ok());
+    /// assert!(RedisLease::builder("not a url").is_err());
     /// ```
-    pub fn new(url: &str) -> Result<RedisLease, LeaseError> {
+    pub fn builder(url: &str) -> Result<LeaseBuilder<Redis>, LeaseError> {
         let info = ::redis::IntoConnectionInfo::into_connection_info(url)
             .map_err(|e| redis_error("parse the Redis URL", e))?;
         let client = ::redis::Client::open(info.clone())
             .map_err(|e| redis_error("parse the Redis URL", e))?;
-        Ok(Lease::with_backend(Redis {
+        Ok(LeaseBuilder::new(Redis {
             client,
             info,
             tls: super::security::TlsFiles::default(),
@@ -167,11 +169,11 @@ impl Lease<Redis> {
     /// The prefix of this namespace's node keys.
     ///
     /// ```
-    /// let lease = snowmint_lease::redis::RedisLease::new("redis://127.0.0.1/")?.namespace("orders");
+    /// let lease = snowmint_lease::redis::RedisLease::builder("redis://127.0.0.1/")?.namespace("orders").build()?;
     /// assert_eq!(lease.key_prefix(), "snowmint:orders:node:");
     /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
     pub fn key_prefix(&self) -> String {
-        key_prefix(self.namespace_name())
+        key_prefix(self.namespace())
     }
 }

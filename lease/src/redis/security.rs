@@ -7,7 +7,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 use super::store::redis_error;
 use super::Redis;
-use crate::{Lease, LeaseError, Password, StoreError, StoreErrorKind};
+use crate::{Lease, LeaseBuilder, LeaseError, Password, StoreError, StoreErrorKind};
 
 /// The PEM texts of a `rediss://` connection's CA and client certificate, as given.
 #[derive(Clone, Default)]
@@ -80,16 +80,16 @@ fn invalid(action: &'static str, what: &'static str) -> LeaseError {
     }
 }
 
-impl Lease<Redis> {
+impl LeaseBuilder<Redis> {
     /// Trusts only the CA certificates of `pem` (PEM, one or more) for the server's
     /// certificate, instead of the webpki roots. Needs a `rediss://` URL.
     ///
     /// ```
     /// use snowmint_lease::redis::RedisLease;
     ///
-    /// let err = RedisLease::new("rediss://127.0.0.1:6380/")?.ca_pem(b"not PEM").unwrap_err();
+    /// let err = RedisLease::builder("rediss://127.0.0.1:6380/")?.ca_pem(b"not PEM").unwrap_err();
     /// assert!(err.to_string().starts_with("could not read the CA certificates in Redis"), "{err}");
-    /// let err = RedisLease::new("redis://127.0.0.1:6379/")?.ca_pem(b"").unwrap_err();
+    /// let err = RedisLease::builder("redis://127.0.0.1:6379/")?.ca_pem(b"").unwrap_err();
     /// assert!(std::error::Error::source(&err).unwrap().to_string().contains("rediss://"));
     /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```
@@ -109,7 +109,7 @@ impl Lease<Redis> {
     /// ```
     /// use snowmint_lease::redis::RedisLease;
     ///
-    /// let err = RedisLease::new("rediss://127.0.0.1:6380/")?
+    /// let err = RedisLease::builder("rediss://127.0.0.1:6380/")?
     ///     .client_cert_pem(b"", b"")
     ///     .unwrap_err();
     /// assert!(err.to_string().starts_with("could not read the client certificate"), "{err}");
@@ -136,7 +136,7 @@ impl Lease<Redis> {
     /// use snowmint_lease::Password;
     /// use snowmint_lease::redis::RedisLease;
     ///
-    /// let lease = RedisLease::new("redis://minter@127.0.0.1:6379/")?
+    /// let lease = RedisLease::builder("redis://minter@127.0.0.1:6379/")?
     ///     .password(Password::new("s3cret-pw"))?;
     /// assert!(!format!("{lease:?}").contains("s3cret-pw"));
     /// # Ok::<(), snowmint_lease::LeaseError>(())
@@ -152,11 +152,13 @@ impl Lease<Redis> {
         backend.rebuild("set the password")?;
         Ok(self)
     }
+}
 
+impl Lease<Redis> {
     /// The server's address, `HOST:PORT`, as errors name it.
     ///
     /// ```
-    /// let lease = snowmint_lease::redis::RedisLease::new("rediss://u@10.0.0.5:6380/")?;
+    /// let lease = snowmint_lease::redis::RedisLease::builder("rediss://u@10.0.0.5:6380/")?.build()?;
     /// assert_eq!(lease.server(), "10.0.0.5:6380");
     /// # Ok::<(), snowmint_lease::LeaseError>(())
     /// ```

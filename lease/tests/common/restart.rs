@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use snowmint::fence::Fenced;
 use snowmint::{Generator, Id, Layout, WallClock};
-use snowmint_lease::{Backend, Lease};
+use snowmint_lease::{Backend, LeaseBuilder};
 
 /// Long enough that "at once" (under half of it) is far from the rule's wait (TTL + margin)
 /// however loaded the machine.
@@ -15,10 +15,15 @@ pub const TTL: Duration = Duration::from_secs(6);
 pub const MARGIN: Duration = Duration::from_secs(1);
 
 /// Acquires node `node` and returns it with how long `acquire` took.
-pub fn timed<B: Backend>(lease: Lease<B>, node: u64) -> (Fenced<Generator<WallClock>>, Duration) {
+pub fn timed<B: Backend>(
+    lease: LeaseBuilder<B>,
+    node: u64,
+) -> (Fenced<Generator<WallClock>>, Duration) {
     let started = Instant::now();
     let gen = lease
         .nodes(node..=node)
+        .build()
+        .unwrap()
         .acquire(Generator::builder(Layout::TWITTER).clock(WallClock))
         .expect("acquire");
     (gen, started.elapsed())

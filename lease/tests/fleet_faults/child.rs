@@ -77,7 +77,7 @@ pub(crate) fn run() {
         };
         let attempt: Result<(Fenced<Generator<SteppedClock>>, String), String> =
             match backend.as_str() {
-                "redis" => RedisLease::new(&url)
+                "redis" => RedisLease::builder(&url)
                     .map_err(|e| e.to_string())
                     .and_then(|l| {
                         l.namespace(&namespace)
@@ -85,12 +85,13 @@ pub(crate) fn run() {
                             .margin(margin)
                             .io_timeout(io_timeout)
                             .nodes(first..=last)
-                            .acquire_with(builder, progress)
+                            .build()
+                            .and_then(|l| l.acquire_with(builder, progress))
                             .map_err(|e| with_sources(&e))
                     })
                     .map(|g| (g, "-".to_string())),
                 #[cfg(feature = "etcd")]
-                "etcd" => snowmint_lease::etcd::EtcdLease::new(&url)
+                "etcd" => snowmint_lease::etcd::EtcdLease::builder(&url)
                     .map_err(|e| e.to_string())
                     .and_then(secured)
                     .and_then(|l| {
@@ -99,7 +100,8 @@ pub(crate) fn run() {
                             .margin(margin)
                             .io_timeout(io_timeout)
                             .nodes(first..=last)
-                            .acquire_with(builder, progress)
+                            .build()
+                            .and_then(|l| l.acquire_with(builder, progress))
                             .map_err(|e| with_sources(&e))
                     })
                     .map(|g| {
@@ -221,8 +223,8 @@ pub(crate) fn run() {
 /// (`Fleet::secured`), or as it is when it named none.
 #[cfg(feature = "etcd")]
 fn secured(
-    lease: snowmint_lease::etcd::EtcdLease,
-) -> Result<snowmint_lease::etcd::EtcdLease, String> {
+    lease: snowmint_lease::LeaseBuilder<snowmint_lease::etcd::Etcd>,
+) -> Result<snowmint_lease::LeaseBuilder<snowmint_lease::etcd::Etcd>, String> {
     let Some(tls) = ChildTls::from_env() else {
         return Ok(lease);
     };

@@ -115,7 +115,7 @@ impl<B: Backend> LeaseBuilder<B> {
         self
     }
 
-    /// The longest [`acquire`](Self::acquire) waits, beyond the forgetting rule's wait, for
+    /// The longest [`acquire`](crate::Lease::acquire) waits, beyond the forgetting rule's wait, for
     /// this clock to pass the node's mark (default 10 s); a clock further behind is
     /// [`LeaseError::MarkAhead`], at once.
     ///

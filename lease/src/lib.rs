@@ -1,4 +1,4 @@
-//! Node numbers for [snowmint](snowmint) leased from a shared store: [`Lease`], the rules
+//! Node numbers for [`snowmint`] leased from a shared store: [`Lease`], the rules
 //! every store shares, the Redis ([`redis`], feature `redis`) and etcd ([`etcd`], feature
 //! `etcd`) stores, the operator's calls, and the store interface for stores of your own
 //! ([`Backend`], [`Store`], [`Admin`]).
@@ -67,6 +67,7 @@ pub mod conformance;
 mod error;
 #[cfg(feature = "etcd")]
 pub mod etcd;
+pub mod guide;
 mod held;
 mod keeper;
 mod lease;

@@ -7,7 +7,7 @@
 //! | [`encodings`] | [`Id`](crate::Id), every text and byte encoding (bwmarrin's too), serde, PostgreSQL `BIGINT` |
 //! | [`generators`] | [`Generator`](crate::Generator), [`ShardedGenerator`](crate::ShardedGenerator), [`OwnedShard`](crate::OwnedShard), batches, rayon, [`IdSource`](crate::IdSource), the guarantees |
 //! | [`time`] | the clocks, how fresh an ID's time is, `fork()` |
-//! | [`fleets`] | node numbers, the Redis lease, the file guard, the fleet deployment, failure modes |
+//! | [`fleets`] | node numbers, the file guard, failure modes (the leases: the `snowmint-lease` crate) |
 //! | [`migrating`] | from bwmarrin/snowflake and sony/sonyflake |
 //! | [`cli`] | the `snowmint` command |
 //! | [`servers`] | async minting (feature `tokio`), metrics and tracing |
@@ -26,7 +26,6 @@
 //! | `ulid` | [`Ulid`](crate::Ulid) to and from `ulid::Ulid` (`From` both ways); `ulid` 3.x, no default features, works without `std` |
 //! | `serde` | `Serialize`/`Deserialize` for `Id` and `Parts`, `Serialize` for `Decoded`; `snowmint::serde::{as_u64, as_string}` and their `option`/`vec` modules |
 //! | `rayon` | `snowmint::rayon`: `map_with_id`, `par_ids`, `par_fill`, `with_shards` |
-//! | `redis` | `snowmint::redis::RedisLease`: node IDs leased from Redis (the `redis` crate, sync, no tokio) |
 //! | `ip` | [`node::PrivateIpv4`](crate::node): node numbers from the private IPv4 address (lists interfaces with `if-addrs`) |
 //! | `postgres` | `Id` as a `BIGINT` column for the `postgres` and `tokio-postgres` crates (`ToSql`/`FromSql` of `postgres-types` 0.2, no default features) |
 //! | `sqlx` | `Id` as a `BIGINT` column for sqlx 0.8 (`Type`/`Encode`/`Decode`/`PgHasArrayType` for `Postgres`; sqlx's Postgres driver only, no runtime, TLS or macros) |

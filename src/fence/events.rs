@@ -1,7 +1,7 @@
 //! The lease events, for a keeper that leases its node from a shared store (the
 //! `snowmint-lease` crate's Redis and etcd leases, or a store of your own): each records its
 //! metric (feature `metrics`) and its trace event (feature `tracing`) beside the core's, with
-//! the names and labels [`describe_metrics`](crate::describe_metrics) describes; with both
+//! the names and labels `describe_metrics` (feature `metrics`) describes; with both
 //! features off each compiles to nothing.
 //!
 //! ```

@@ -5,7 +5,7 @@ use crate::encoding::Encoding;
 use crate::id::Id;
 use crate::layout::Layout;
 
-/// The node number held by an environment variable, written as [`parse_number`] reads it:
+/// The node number held by an environment variable, written in canonical decimal:
 /// plain decimal digits, nothing else (no sign, no spaces, no leading zeros, no hex).
 ///
 /// Guarantees uniqueness only as far as the deployment sets a different value in every

@@ -1,4 +1,4 @@
-//! Node numbers leased from etcd v3 (feature `etcd`): [`EtcdLease`], a [`Lease`] on
+//! Node numbers leased from etcd v3 (feature `etcd`): [`EtcdLease`], a [`Lease`](crate::Lease) on
 //! [`Etcd`].
 //!
 //! etcd replicates every write through Raft before it answers, so a lease survives the loss

@@ -1,4 +1,4 @@
-//! Node numbers leased from Redis (feature `redis`): [`RedisLease`], a [`Lease`] on [`Redis`].
+//! Node numbers leased from Redis (feature `redis`): [`RedisLease`], a [`Lease`](crate::Lease) on [`Redis`].
 //!
 //! Each generator takes a free node number atomically, renews its lease from a background
 //! thread, fences itself when it cannot renew in time, and leaves a high-water mark of the

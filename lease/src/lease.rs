@@ -154,6 +154,15 @@ impl<B: Backend> Lease<B> {
     /// node is ignored). A background thread renews the lease until the source is dropped,
     /// which releases the node.
     ///
+    /// # Errors
+    /// [`LeaseError::NodeRange`] if the node range does not fit the layout;
+    /// [`LeaseError::AllTaken`] if every node is held; [`LeaseError::Mismatch`] if the namespace
+    /// was made with another TTL or layout; [`LeaseError::MarkAhead`] if the node's mark is further
+    /// ahead of the clock than the lease waits; [`LeaseError::LostWhileWaiting`] if the node was
+    /// taken while waiting; [`LeaseError::Layout`] if the mark is past the layout's expiry;
+    /// [`LeaseError::Build`] if the builder refused its settings; [`LeaseError::Store`] if the
+    /// store failed.
+    ///
     /// ```no_run
     /// # #[cfg(feature = "redis")] {
     /// use snowmint_lease::redis::RedisLease;
@@ -177,6 +186,9 @@ impl<B: Backend> Lease<B> {
     /// As [`acquire`](Self::acquire), calling `on_progress` as each step begins: the claim,
     /// then the wait, if any, with its reason and its end ([`AcquireProgress`]). It runs on
     /// the calling thread, between store calls: keep it short.
+    ///
+    /// # Errors
+    /// As [`acquire`](Self::acquire).
     ///
     /// ```no_run
     /// # #[cfg(feature = "redis")] {

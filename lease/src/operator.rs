@@ -9,6 +9,9 @@ impl<B: Backend> Lease<B> {
     /// (holder, fencing token, time left on its lease, mark). Claims nothing; safe while
     /// holders run.
     ///
+    /// # Errors
+    /// [`LeaseError::Store`] if the store could not be reached or refused a call.
+    ///
     /// ```no_run
     /// # #[cfg(feature = "etcd")] {
     /// let state = snowmint_lease::etcd::EtcdLease::builder("etcd://127.0.0.1:2379")?.namespace("orders").build()?.list()?;
@@ -32,6 +35,10 @@ impl<B: Backend> Lease<B> {
     /// batch of marks, each applied only if the key is unchanged since read, else read
     /// again), and safe while holders run: a renewal never lowers a mark. Give it the time of
     /// the loss or later: see the restore procedure in [`snowmint::docs::fleets`].
+    ///
+    /// # Errors
+    /// [`LeaseError::Store`] if the store could not be reached, refused a call, or its keys kept
+    /// changing under the raise.
     ///
     /// ```no_run
     /// # #[cfg(feature = "redis")] {

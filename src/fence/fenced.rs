@@ -66,6 +66,10 @@ where
     /// `keeper`: renews once now (refusing to start if that fails) and starts the renewal
     /// thread.
     ///
+    /// # Errors
+    /// The refusal of the first window: [`FenceError::Fenced`] if the keeper's first renewal
+    /// failed, [`FenceError::Lost`] if it found the node taken.
+    ///
     /// ```
     /// # use std::time::Duration;
     /// # use snowmint::{Keeper, Renewal};
@@ -89,6 +93,9 @@ where
     /// As [`start`](Self::start), without a renewal thread: the window is extended only by
     /// [`renew`](Self::renew) (for an application that renews from its own timer or task),
     /// and, when an ID reaches the limit, by the minting call itself.
+    ///
+    /// # Errors
+    /// As [`start`](Self::start).
     ///
     /// ```
     /// # use std::time::Duration;
@@ -234,6 +241,11 @@ where
     /// The next ID, waiting (at most the source's `max_wait`) if its tick is used up;
     /// refused at once while fenced.
     ///
+    /// # Errors
+    /// [`FenceError::Fenced`] while the keeper cannot prove it holds the node (past the deadline,
+    /// or an ID at the secured limit), [`FenceError::Lost`] once another owner holds it,
+    /// [`FenceError::Mint`] with the source's own refusal (after its waits).
+    ///
     /// ```
     /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-next-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
@@ -253,6 +265,11 @@ where
 
     /// The next ID, or at once an error saying why not.
     ///
+    /// # Errors
+    /// [`FenceError::Fenced`] while the keeper cannot prove it holds the node (past the deadline,
+    /// or an ID at the secured limit), [`FenceError::Lost`] once another owner holds it,
+    /// [`FenceError::Mint`] with the source's own refusal, at once.
+    ///
     /// ```
     /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-try-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
@@ -271,6 +288,11 @@ where
     }
 
     /// The next ID, waiting at most `timeout` for its tick; refused at once while fenced.
+    ///
+    /// # Errors
+    /// [`FenceError::Fenced`] while the keeper cannot prove it holds the node (past the deadline,
+    /// or an ID at the secured limit), [`FenceError::Lost`] once another owner holds it,
+    /// [`FenceError::Mint`] with the source's own refusal (after waiting at most `timeout`).
     ///
     /// ```
     /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-timeout-{}", std::process::id()));
@@ -293,6 +315,11 @@ where
     /// Reserves up to `n` consecutive IDs, as [`IdSource::next_ids`]; a batch reaching past
     /// the secured limit is cut at it.
     ///
+    /// # Errors
+    /// [`FenceError::Fenced`] while the keeper cannot prove it holds the node (past the deadline,
+    /// or an ID at the secured limit), [`FenceError::Lost`] once another owner holds it,
+    /// [`FenceError::Mint`] with the source's own refusal.
+    ///
     /// ```
     /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-ids-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
@@ -310,6 +337,11 @@ where
     }
 
     /// Reserves up to `n` consecutive IDs without waiting, as [`next_ids`](Self::next_ids).
+    ///
+    /// # Errors
+    /// [`FenceError::Fenced`] while the keeper cannot prove it holds the node (past the deadline,
+    /// or an ID at the secured limit), [`FenceError::Lost`] once another owner holds it,
+    /// [`FenceError::Mint`] with the source's own refusal, at once.
     ///
     /// ```
     /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-tids-{}", std::process::id()));
@@ -331,6 +363,9 @@ where
     /// [`IdSource::fill`]: each reservation is checked as [`next_ids`](Self::next_ids)'
     /// batches are, so a fill stops (with [`FillError::filled`] IDs written) at the secured
     /// limit or when the node is fenced.
+    ///
+    /// # Errors
+    /// As [`next_ids`](Self::next_ids), for the first ID that could not be filled.
     ///
     /// ```
     /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-fill-{}", std::process::id()));

@@ -106,6 +106,9 @@ impl FileGuard {
 
     /// The stored mark (Unix milliseconds), or `None` if the file does not exist.
     ///
+    /// # Errors
+    /// [`GuardError`] if the file cannot be read or is corrupt.
+    ///
     /// ```
     /// let path = std::env::temp_dir().join(format!("snowmint-doc-read-{}.hwm", std::process::id()));
     /// let guard = snowmint::FileGuard::new(&path);
@@ -134,6 +137,10 @@ impl FileGuard {
     /// Checks the mark, waits for the clock to pass it, reserves the first window and
     /// returns the guarded source: a [`Generator`](crate::Generator) of the builder's node,
     /// or a [`ShardedGenerator`](crate::ShardedGenerator) of its node.
+    ///
+    /// # Errors
+    /// [`GuardError`] if the mark file cannot be read, written or is corrupt, the clock is further
+    /// behind its mark than the guard waits, or the source's builder refused its settings.
     ///
     /// ```
     /// use std::time::Duration;

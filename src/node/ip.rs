@@ -175,6 +175,10 @@ impl PrivateIpv4 {
 
     /// The first private IPv4 address, or why there is none (the IPv6 fallback aside).
     ///
+    /// # Errors
+    /// [`NodeError`] if no address of the kind asked for is found (the error lists the addresses
+    /// seen).
+    ///
     /// ```
     /// use std::net::Ipv4Addr;
     /// use snowmint::node::PrivateIpv4;
@@ -193,6 +197,10 @@ impl PrivateIpv4 {
     /// The address the node number comes from: the first private IPv4 address, else, with
     /// [`ipv6_fallback`](Self::ipv6_fallback), the first unique-local IPv6 address; or why
     /// there is none.
+    ///
+    /// # Errors
+    /// [`NodeError`] if no address of the kind asked for is found (the error lists the addresses
+    /// seen).
     ///
     /// ```
     /// use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};

@@ -30,6 +30,10 @@ pub trait NodeSource {
     /// The raw node number, before [`check`](Self::check). Providers that derive the number
     /// from wider data (an address) use the layout's node bits.
     ///
+    /// # Errors
+    /// [`NodeError`] if the number cannot be read (a variable unset or not decimal, a hostname
+    /// without an ordinal, no private address).
+    ///
     /// ```
     /// use snowmint::node::{self, NodeSource};
     /// assert_eq!(node::Fixed(5_000).read(&snowmint::Layout::TWITTER)?, 5_000);
@@ -48,6 +52,10 @@ pub trait NodeSource {
     /// The check hook: `node` as read is accepted (returned) or refused. The default accepts
     /// every number within the layout's node range, 0 to [`Layout::max_node`].
     ///
+    /// # Errors
+    /// [`NodeError::OutOfRange`] if `node` is past the layout's node range (a provider may add
+    /// rules of its own).
+    ///
     /// ```
     /// use snowmint::node::{self, NodeError, NodeSource};
     /// use snowmint::Layout;
@@ -62,6 +70,9 @@ pub trait NodeSource {
     }
 
     /// The node number, read and checked.
+    ///
+    /// # Errors
+    /// What [`read`](Self::read) or [`check`](Self::check) returned.
     ///
     /// ```
     /// use snowmint::node::{self, NodeSource};

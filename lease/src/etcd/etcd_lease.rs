@@ -125,6 +125,10 @@ impl Lease<Etcd> {
     /// `max_wait` 10 s, every node of the layout (at most 65,536). Nothing is connected
     /// until [`acquire`](Lease::acquire).
     ///
+    /// # Errors
+    /// [`LeaseError::Store`] ([`StoreErrorKind::Settings`](crate::StoreErrorKind::Settings)) if an
+    /// endpoint is not `HOST:PORT`, or plain and TLS endpoints are mixed.
+    ///
     /// ```
     /// use snowmint_lease::etcd::EtcdLease;
     /// assert!(EtcdLease::builder("etcd://127.0.0.1:2379").is_ok());

@@ -120,6 +120,10 @@ impl LeaseBuilder<Etcd> {
     /// `CERTIFICATE` blocks, etcdctl's `--cacert`) for the members' certificates, instead of
     /// the webpki roots. Needs a TLS URL (`etcds://`).
     ///
+    /// # Errors
+    /// [`LeaseError::Store`] ([`StoreErrorKind::Settings`](crate::StoreErrorKind::Settings)) if the
+    /// URL is not TLS (`etcds://`) or the PEM holds no certificate.
+    ///
     /// ```
     /// use snowmint_lease::etcd::EtcdLease;
     ///
@@ -140,6 +144,10 @@ impl LeaseBuilder<Etcd> {
     /// Presents the client certificate of `cert_pem` (its chain, leaf first) with the
     /// private key of `key_pem` (PKCS#8, PKCS#1 or SEC1), for a cluster started with
     /// `--client-cert-auth` (etcdctl's `--cert` and `--key`). Needs a TLS URL.
+    ///
+    /// # Errors
+    /// [`LeaseError::Store`] ([`StoreErrorKind::Settings`](crate::StoreErrorKind::Settings)) if the
+    /// URL is not TLS or the certificate or key cannot be read.
     ///
     /// ```
     /// use snowmint_lease::etcd::EtcdLease;

@@ -149,6 +149,10 @@ impl Lease<Redis> {
     /// 10 s, margin a fifth of the TTL, `max_wait` 10 s, every node of the layout (at
     /// most 65,536). Nothing is connected until [`acquire`](Lease::acquire).
     ///
+    /// # Errors
+    /// [`LeaseError::Store`] ([`StoreErrorKind::Settings`](crate::StoreErrorKind::Settings)) if the
+    /// URL cannot be parsed.
+    ///
     /// ```
     /// use snowmint_lease::redis::RedisLease;
     /// assert!(RedisLease::builder("redis://127.0.0.1:6379/").is_ok());

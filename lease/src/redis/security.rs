@@ -84,6 +84,10 @@ impl LeaseBuilder<Redis> {
     /// Trusts only the CA certificates of `pem` (PEM, one or more) for the server's
     /// certificate, instead of the webpki roots. Needs a `rediss://` URL.
     ///
+    /// # Errors
+    /// [`LeaseError::Store`] ([`StoreErrorKind::Settings`](crate::StoreErrorKind::Settings)) if the
+    /// URL is not `rediss://` or the PEM holds no certificate.
+    ///
     /// ```
     /// use snowmint_lease::redis::RedisLease;
     ///
@@ -105,6 +109,10 @@ impl LeaseBuilder<Redis> {
 
     /// Presents the client certificate of `cert_pem` with the private key of `key_pem`, for
     /// a server started with `--tls-auth-clients yes` (its default). Needs `rediss://`.
+    ///
+    /// # Errors
+    /// [`LeaseError::Store`] ([`StoreErrorKind::Settings`](crate::StoreErrorKind::Settings)) if the
+    /// URL is not `rediss://` or the certificate or key cannot be read.
     ///
     /// ```
     /// use snowmint_lease::redis::RedisLease;
@@ -131,6 +139,10 @@ impl LeaseBuilder<Redis> {
     /// The password of the URL's user (`rediss://minter@host:6380/`; without a user,
     /// Redis's `default` user), sent with `AUTH` on every connection: given here rather
     /// than in the URL, it is in no `Debug`, message or process list.
+    ///
+    /// # Errors
+    /// [`LeaseError::Store`] ([`StoreErrorKind::Settings`](crate::StoreErrorKind::Settings)) if the
+    /// client cannot be rebuilt with it.
     ///
     /// ```
     /// use snowmint_lease::Password;

@@ -160,6 +160,16 @@ pub(super) fn raise_floor(store: &mut RedisStore, to: u64) -> Result<FloorRaised
     })
 }
 
+impl crate::Admin for RedisStore {
+    fn list(&mut self) -> Result<NamespaceState, LeaseError> {
+        list(self)
+    }
+
+    fn raise_floor(&mut self, to_unix_millis: u64) -> Result<FloorRaised, LeaseError> {
+        raise_floor(self, to_unix_millis)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::glob_escape;
@@ -170,15 +180,5 @@ mod tests {
             glob_escape("snowmint:{a*b}?[c]\\:node:"),
             "snowmint:{a\\*b}\\?\\[c\\]\\\\:node:"
         );
-    }
-}
-
-impl crate::Admin for RedisStore {
-    fn list(&mut self) -> Result<NamespaceState, LeaseError> {
-        list(self)
-    }
-
-    fn raise_floor(&mut self, to_unix_millis: u64) -> Result<FloorRaised, LeaseError> {
-        raise_floor(self, to_unix_millis)
     }
 }

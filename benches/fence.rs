@@ -7,7 +7,8 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use snowmint::{FileGuard, Generator, Layout};
+use snowmint::fence::FileGuard;
+use snowmint::{Generator, Layout};
 
 const WIDE: Layout = Layout::builder()
     .time_bits(41)

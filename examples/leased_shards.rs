@@ -17,8 +17,8 @@ use std::io::{BufWriter, Write};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use snowmint::redis::RedisLease;
 use snowmint::{Id, Layout, ShardedGenerator};
+use snowmint_lease::redis::RedisLease;
 
 /// The command line.
 struct Args {
@@ -80,8 +80,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let builder = ShardedGenerator::builder(args.layout).shard_bits(6.min(args.layout.node_bits()));
     let gen = Arc::new(
-        RedisLease::new(&args.redis)?
+        RedisLease::builder(&args.redis)?
             .namespace("leased-shards")
+            .build()?
             .acquire(builder)?,
     );
     let node = gen.node();
@@ -89,7 +90,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let workers: Vec<_> = (0..args.threads)
         .map(|_| {
             let gen = Arc::clone(&gen);
-            std::thread::spawn(move || -> Result<Vec<Id>, snowmint::FenceError> {
+            std::thread::spawn(move || -> Result<Vec<Id>, snowmint::fence::FenceError> {
                 let mut ids = Vec::new();
                 while Instant::now() < until {
                     let id = gen.next_id()?;

@@ -7,11 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use snowmint::clock::{ManualClock, Rollback};
+use snowmint::fence::{FenceError, Fenced, Keeper, Renewal};
 use snowmint::source::FillError;
-use snowmint::{
-    FenceError, Fenced, Generator, Id, IdSource, Keeper, Layout, MintError, Renewal,
-    ShardedGenerator,
-};
+use snowmint::{Generator, Id, IdSource, Layout, MintError, ShardedGenerator};
 
 /// 8 IDs per 1 ms tick and 4 node numbers: a fill of a few dozen IDs spans ticks. The time
 /// field lasts far past 2050 from its 2020 epoch.

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use snowmint::clock::{Clock, ManualClock, WallClock};
-use snowmint::{FenceError, FileGuard, Generator, GuardError, Id, Layout};
+use snowmint::fence::{FenceError, FileGuard, GuardError};
+use snowmint::{Generator, Id, Layout};
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("snowmint-guard-{name}-{}", std::process::id()));

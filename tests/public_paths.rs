@@ -4,8 +4,8 @@
 //! `tests/surface.rs` holds the same surface against ARCHITECTURE.md's map and the root's
 //! budget of names.
 //!
-//! The fleet's paths (`node`, `lease`, `redis`, `etcd`, the fence's root names) are those of
-//! the release before the fleet's move; the merge of that move rewrites them.
+//! The lease layer's paths (`snowmint::{lease, redis, etcd}`) moved to the `snowmint-lease`
+//! crate (CHANGELOG.md).
 
 // The imports are the test: none is used.
 #![allow(unused_imports)]
@@ -41,18 +41,36 @@ use snowmint::encoding::EncodedId as _;
 #[cfg(feature = "alloc")]
 use snowmint::encoding::ParseEncodingError as _;
 use snowmint::encoding::ParseErrorKind as _;
-#[cfg(feature = "etcd")]
-use snowmint::etcd as _;
-#[cfg(feature = "etcd")]
-use snowmint::etcd::Etcd as _;
-#[cfg(feature = "etcd")]
-use snowmint::etcd::EtcdLease as _;
-#[cfg(feature = "etcd")]
-use snowmint::etcd::GatewayError as _;
-#[cfg(feature = "etcd")]
-use snowmint::etcd::Lease as _;
-#[cfg(feature = "etcd")]
-use snowmint::etcd::LeaseError as _;
+#[cfg(feature = "std")]
+use snowmint::fence as _;
+#[cfg(feature = "std")]
+use snowmint::fence::behind as _;
+#[cfg(feature = "std")]
+use snowmint::fence::ceil_millis as _;
+#[cfg(feature = "std")]
+use snowmint::fence::events as _;
+#[cfg(feature = "std")]
+use snowmint::fence::resume_after as _;
+#[cfg(feature = "std")]
+use snowmint::fence::wait_past as _;
+#[cfg(feature = "std")]
+use snowmint::fence::Cause as _;
+#[cfg(feature = "std")]
+use snowmint::fence::FenceCause as _;
+#[cfg(feature = "std")]
+use snowmint::fence::FenceError as _;
+#[cfg(feature = "std")]
+use snowmint::fence::Fenced as _;
+#[cfg(feature = "std")]
+use snowmint::fence::FileGuard as _;
+#[cfg(feature = "std")]
+use snowmint::fence::GuardError as _;
+#[cfg(feature = "std")]
+use snowmint::fence::Keeper as _;
+#[cfg(feature = "std")]
+use snowmint::fence::Note as _;
+#[cfg(feature = "std")]
+use snowmint::fence::Renewal as _;
 #[cfg(feature = "std")]
 use snowmint::integrations as _;
 #[cfg(feature = "std")]
@@ -128,18 +146,8 @@ use snowmint::layout::Field as _;
 use snowmint::layout::LayoutBuilder as _;
 use snowmint::layout::Order as _;
 use snowmint::layout::TimeGrid as _;
-#[cfg(any(feature = "redis", feature = "etcd"))]
-use snowmint::lease as _;
-#[cfg(any(feature = "redis", feature = "etcd"))]
-use snowmint::lease::Backend as _;
-#[cfg(any(feature = "redis", feature = "etcd"))]
-use snowmint::lease::Lease as _;
-#[cfg(any(feature = "redis", feature = "etcd"))]
-use snowmint::lease::LeaseError as _;
 #[cfg(feature = "std")]
 use snowmint::node as _;
-#[cfg(feature = "std")]
-use snowmint::node::parse_number as _;
 #[cfg(feature = "std")]
 use snowmint::node::Checked as _;
 #[cfg(feature = "std")]
@@ -154,16 +162,6 @@ use snowmint::node::NodeSource as _;
 use snowmint::node::PrivateIpv4 as _;
 #[cfg(feature = "std")]
 use snowmint::node::StatefulSetOrdinal as _;
-#[cfg(feature = "redis")]
-use snowmint::redis as _;
-#[cfg(feature = "redis")]
-use snowmint::redis::Lease as _;
-#[cfg(feature = "redis")]
-use snowmint::redis::LeaseError as _;
-#[cfg(feature = "redis")]
-use snowmint::redis::Redis as _;
-#[cfg(feature = "redis")]
-use snowmint::redis::RedisLease as _;
 #[cfg(feature = "std")]
 use snowmint::shard as _;
 #[cfg(feature = "std")]
@@ -178,36 +176,18 @@ use snowmint::source::IdBatch as _;
 use snowmint::source::MintFailure as _;
 use snowmint::source::SourceBuilder as _;
 use snowmint::BigintError as _;
-#[cfg(feature = "std")]
-use snowmint::Cause as _;
 use snowmint::Decoded as _;
 use snowmint::Encoding as _;
-#[cfg(feature = "std")]
-use snowmint::FenceError as _;
-#[cfg(feature = "std")]
-use snowmint::Fenced as _;
-#[cfg(feature = "std")]
-use snowmint::FileGuard as _;
 use snowmint::Generator as _;
 use snowmint::GeneratorBuilder as _;
-#[cfg(feature = "std")]
-use snowmint::GuardError as _;
 use snowmint::Id as _;
 use snowmint::Id128Error as _;
 use snowmint::IdSource as _;
-#[cfg(feature = "std")]
-use snowmint::Keeper as _;
 use snowmint::Layout as _;
 use snowmint::LayoutError as _;
 use snowmint::MintError as _;
-#[cfg(feature = "std")]
-use snowmint::NodeError as _;
-#[cfg(feature = "std")]
-use snowmint::NodeSource as _;
 use snowmint::ParseIdError as _;
 use snowmint::Parts as _;
-#[cfg(feature = "std")]
-use snowmint::Renewal as _;
 #[cfg(feature = "std")]
 use snowmint::ShardError as _;
 #[cfg(feature = "std")]

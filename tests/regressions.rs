@@ -318,9 +318,9 @@ fn every_source_keeps_its_promises_through_the_trait() {
 
     /// Grants a window far ahead of every renewal.
     struct Generous;
-    impl snowmint::Keeper for Generous {
-        fn renew(&mut self, now_unix_nanos: u64) -> snowmint::Renewal {
-            snowmint::Renewal::Held {
+    impl snowmint::fence::Keeper for Generous {
+        fn renew(&mut self, now_unix_nanos: u64) -> snowmint::fence::Renewal {
+            snowmint::fence::Renewal::Held {
                 limit_unix_millis: now_unix_nanos / 1_000_000 + 60_000,
                 valid_until_nanos: u64::MAX,
                 floor_unix_millis: None,
@@ -336,7 +336,7 @@ fn every_source_keeps_its_promises_through_the_trait() {
         .clock(frozen())
         .build()
         .unwrap();
-    let fenced = snowmint::Fenced::start_manual(fenced_gen, 3, Generous).unwrap();
+    let fenced = snowmint::fence::Fenced::start_manual(fenced_gen, 3, Generous).unwrap();
     mint_increasing(&fenced, 100);
     assert!(!fenced.is_fenced() && !fenced.is_lost());
     assert_eq!(fenced.limit_unix_millis(), Some(NOW_MS + 60_000));

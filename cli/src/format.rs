@@ -3,7 +3,8 @@
 use std::io::{self, Write};
 
 use clap::ValueEnum;
-use snowmint::{Encoding, Id, Layout, ParseErrorKind, ParseIdError};
+use snowmint::encoding::ParseErrorKind;
+use snowmint::{Encoding, Id, Layout, ParseIdError};
 
 use crate::escape::quoted;
 

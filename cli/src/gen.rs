@@ -1,7 +1,8 @@
 //! `snowmint gen`: mint IDs, one per line: 64-bit Snowflake-family IDs (the default) or,
 //! with `--kind uuid7|ulid`, 128-bit ones.
 
-use snowmint::{FillError, Generator, Id, LayoutError};
+use snowmint::source::FillError;
+use snowmint::{Generator, Id, LayoutError};
 use std::io::{self, Write};
 
 use crate::error::CliError;

@@ -5,7 +5,8 @@
 use std::fmt;
 use std::time::{Duration, UNIX_EPOCH};
 
-use snowmint::{Layout, Order, TimeGrid};
+use snowmint::layout::{Order, TimeGrid};
+use snowmint::Layout;
 
 use crate::escape::quoted;
 use crate::time::{self, Precision};

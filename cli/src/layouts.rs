@@ -4,7 +4,8 @@
 use std::io::{self, BufWriter, Write};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use snowmint::{Layout, Order};
+use snowmint::layout::Order;
+use snowmint::Layout;
 
 use crate::error::CliError;
 use crate::layout_arg::{self, NamedLayout};

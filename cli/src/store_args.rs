@@ -5,15 +5,15 @@
 //! (`snowmint serve`'s `LeaseArgs`, `snowmint lease`).
 //!
 //! The password never comes from an argument (every user of the machine reads the process
-//! list): from the environment, or a file. It lives in a `snowmint::lease::Password`, whose
+//! list): from the environment, or a file. It lives in a `snowmint_lease::Password`, whose
 //! `Debug` redacts it, and is in no message.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use snowmint::etcd::EtcdLease;
-use snowmint::lease::{LeaseError, Password};
-use snowmint::redis::RedisLease;
+use snowmint_lease::etcd::{Etcd, EtcdLease};
+use snowmint_lease::redis::{Redis, RedisLease};
+use snowmint_lease::{LeaseBuilder, LeaseError, Password};
 
 use crate::error::{with_cause, CliError};
 use crate::escape::quoted;
@@ -68,7 +68,7 @@ pub struct StoreArgs {
 
 impl StoreArgs {
     /// An etcd lease on `url` (`etcd://` or `etcds://`) with these settings.
-    pub fn etcd(&self, url: &str) -> Result<EtcdLease, CliError> {
+    pub fn etcd(&self, url: &str) -> Result<LeaseBuilder<Etcd>, CliError> {
         refuse_password(url)?;
         if store_url::shown(url) != url {
             return Err(CliError::input(format_args!(
@@ -76,7 +76,7 @@ impl StoreArgs {
                 store_url::shown(url)
             )));
         }
-        let mut lease = EtcdLease::new(url).map_err(parsed)?;
+        let mut lease = EtcdLease::builder(url).map_err(parsed)?;
         if let Some(ca) = &self.lease_cacert {
             lease = lease
                 .ca_pem(&read("--lease-cacert", ca, FILE_LIMIT)?)
@@ -112,7 +112,7 @@ impl StoreArgs {
 
     /// A Redis lease on `url` (`redis://` or `rediss://`, `USER@` before the host for an ACL
     /// user) with these settings. A password inside the URL is refused.
-    pub fn redis(&self, url: &str) -> Result<RedisLease, CliError> {
+    pub fn redis(&self, url: &str) -> Result<LeaseBuilder<Redis>, CliError> {
         refuse_password(url)?;
         store_url::redis_db(url).map_err(CliError::input)?;
         if let Some(user) = &self.lease_user {
@@ -122,7 +122,7 @@ impl StoreArgs {
                 quoted(user)
             )));
         }
-        let mut lease = RedisLease::new(url).map_err(parsed)?;
+        let mut lease = RedisLease::builder(url).map_err(parsed)?;
         if let Some(ca) = &self.lease_cacert {
             lease = lease
                 .ca_pem(&read("--lease-cacert", ca, FILE_LIMIT)?)
@@ -244,7 +244,7 @@ fn read(flag: &str, path: &Path, limit: u64) -> Result<Vec<u8>, CliError> {
     Ok(bytes)
 }
 
-fn parsed(e: LeaseError) -> CliError {
+pub(crate) fn parsed(e: LeaseError) -> CliError {
     CliError::input(format_args!("--lease: {}", with_cause(&e)))
 }
 

@@ -7,7 +7,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use assert_cmd::cargo::{cargo_bin, cargo_bin_cmd};
 use assert_cmd::Command;
 use serde_json::Value;
-use snowmint::{Encoding, Id, Layout, TimeGrid};
+use snowmint::layout::TimeGrid;
+use snowmint::{Encoding, Id, Layout};
 
 /// Every encoding `--to` writes.
 const FORMATS: [&str; 10] = [
@@ -433,7 +434,7 @@ fn custom_layout_specs_mint_and_decode() {
         .node_bits(8)
         .sequence_bits(16)
         .unit(Duration::from_millis(1))
-        .order(snowmint::Order::TimeNodeSequence)
+        .order(snowmint::layout::Order::TimeNodeSequence)
         .build()
         .unwrap();
     for id in ids.lines() {

@@ -3,7 +3,7 @@
 //! prints what it will do and changes nothing without `--yes`; `lease list` prints the
 //! record's layout in the spec form `--layout` takes and each holder's fencing token.
 
-#[path = "../../tests/common/redis.rs"]
+#[path = "../../lease/tests/common/redis.rs"]
 mod redis_server;
 mod serve_support;
 

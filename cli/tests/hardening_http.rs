@@ -4,7 +4,7 @@
 //! `/decode/{id}` reads every encoding (UUIDv7 and ULID too, `?from=`), and an unparsable
 //! ID's error names every encoding tried.
 
-#[path = "../../tests/common/redis.rs"]
+#[path = "../../lease/tests/common/redis.rs"]
 mod redis_server;
 mod serve_support;
 

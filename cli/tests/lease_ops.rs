@@ -1,5 +1,5 @@
 //! `snowmint lease list` and `snowmint lease raise-floor` against a real `redis-server` and a
-//! real 3-member etcd cluster (started by `tests/common/`; `SNOWMINT_REQUIRE_REDIS=1` and
+//! real 3-member etcd cluster (started by `lease/tests/common/`; `SNOWMINT_REQUIRE_REDIS=1` and
 //! `SNOWMINT_REQUIRE_ETCD=1` make a missing one a failure), beside a running
 //! `snowmint serve`: the listing shows the holder, its mark and the record; a raise lifts
 //! every mark and keeps the floor in the record, never lowers either (also under a holder's
@@ -12,9 +12,9 @@
 // Both servers' helpers include the same scratch-directory helper, each as its own module.
 #![allow(clippy::duplicate_mod)]
 
-#[path = "../../tests/common/etcd.rs"]
+#[path = "../../lease/tests/common/etcd.rs"]
 mod etcd_cluster;
-#[path = "../../tests/common/redis.rs"]
+#[path = "../../lease/tests/common/redis.rs"]
 mod redis_server;
 mod serve_support;
 

@@ -1,5 +1,5 @@
 //! A lease store restored from an older backup, then `snowmint lease raise-floor`, with real
-//! servers (`tests/common/`; `SNOWMINT_REQUIRE_REDIS=1`, `SNOWMINT_REQUIRE_ETCD=1` make a
+//! servers (`lease/tests/common/`; `SNOWMINT_REQUIRE_REDIS=1`, `SNOWMINT_REQUIRE_ETCD=1` make a
 //! missing one a failure): a `snowmint serve` mints, the store is backed up (an RDB file
 //! copied; `etcdctl snapshot save`), the service mints on and stops, the store is restored
 //! from the backup (Redis restarted from the copied RDB file; `etcdctl snapshot restore`,
@@ -17,9 +17,9 @@
 // Both servers' helpers include the same scratch-directory helper, each as its own module.
 #![allow(clippy::duplicate_mod)]
 
-#[path = "../../tests/common/etcd.rs"]
+#[path = "../../lease/tests/common/etcd.rs"]
 mod etcd_cluster;
-#[path = "../../tests/common/redis.rs"]
+#[path = "../../lease/tests/common/redis.rs"]
 mod redis_server;
 mod serve_support;
 

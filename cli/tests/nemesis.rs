@@ -34,11 +34,11 @@
 // Each server's helper brings its own copy of `common/server.rs`.
 #![allow(clippy::duplicate_mod)]
 
-#[path = "../../tests/common/etcd.rs"]
+#[path = "../../lease/tests/common/etcd.rs"]
 mod etcd_cluster;
-#[path = "../../tests/common/netns.rs"]
+#[path = "../../lease/tests/common/netns.rs"]
 mod netns;
-#[path = "../../tests/common/redis.rs"]
+#[path = "../../lease/tests/common/redis.rs"]
 mod redis_server;
 
 #[path = "nemesis/checker.rs"]

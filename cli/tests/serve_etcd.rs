@@ -1,10 +1,10 @@
 //! `snowmint serve --lease etcd://...` on a real 3-member etcd cluster (started on free
-//! loopback ports by `tests/common/etcd.rs`; `SNOWMINT_REQUIRE_ETCD=1` makes a missing `etcd`
+//! loopback ports by `lease/tests/common/etcd.rs`; `SNOWMINT_REQUIRE_ETCD=1` makes a missing `etcd`
 //! a failure): two services lease different nodes, `/healthz` names the backend and the
 //! fencing token, and both go on serving through the loss and return of the cluster's
 //! leader with no ID handed out twice.
 
-#[path = "../../tests/common/etcd.rs"]
+#[path = "../../lease/tests/common/etcd.rs"]
 mod etcd_cluster;
 mod serve_support;
 

@@ -1,10 +1,10 @@
 //! `snowmint serve --lease` against a real `redis-server` (started on a free loopback port by
-//! `tests/common/redis.rs`; `SNOWMINT_REQUIRE_REDIS=1` makes a missing one a failure): two
+//! `lease/tests/common/redis.rs`; `SNOWMINT_REQUIRE_REDIS=1` makes a missing one a failure): two
 //! services get different nodes and hand out no common ID; a dead Redis fences the service
 //! (503 with Retry-After, `/healthz` failing) until it returns; a stop releases the lease
 //! and leaves its mark; a service paused past its TTL finds its node taken and exits 1.
 
-#[path = "../../tests/common/redis.rs"]
+#[path = "../../lease/tests/common/redis.rs"]
 mod redis_server;
 mod serve_support;
 

@@ -1,5 +1,5 @@
 //! What a starting `snowmint serve --lease` says, against a real `redis-server` (started on a
-//! free loopback port by `tests/common/redis.rs`; `SNOWMINT_REQUIRE_REDIS=1` makes a missing
+//! free loopback port by `lease/tests/common/redis.rs`; `SNOWMINT_REQUIRE_REDIS=1` makes a missing
 //! one a failure): on a new namespace the port answers at once, `/livez` 200 and `/readyz`
 //! 503 naming the forgetting rule's wait and its end, `/id` refused the same way, then ready
 //! no earlier than that end; after SIGTERM a restart on the same namespace is ready without
@@ -8,7 +8,7 @@
 //! The bounds are load-robust: the one on a restart is half the TTL (10 s of a 20 s TTL),
 //! where the wait it must skip would be 24 s; the waits themselves are printed.
 
-#[path = "../../tests/common/redis.rs"]
+#[path = "../../lease/tests/common/redis.rs"]
 mod redis_server;
 mod serve_support;
 

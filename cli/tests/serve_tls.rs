@@ -6,11 +6,11 @@
 //! message naming the store and the cause, no ID served.
 #![allow(clippy::duplicate_mod)]
 
-#[path = "../../tests/common/certs.rs"]
+#[path = "../../lease/tests/common/certs.rs"]
 mod certs;
-#[path = "../../tests/common/etcd.rs"]
+#[path = "../../lease/tests/common/etcd.rs"]
 mod etcd_cluster;
-#[path = "../../tests/common/redis.rs"]
+#[path = "../../lease/tests/common/redis.rs"]
 mod redis_server;
 mod serve_support;
 

@@ -15,7 +15,8 @@ use std::time::Duration;
 use common::{builder, clock, explore, layout, Seen, START_MS};
 use loom::sync::Arc;
 use loom::thread;
-use snowmint::{Fenced, Generator, Id, Keeper, Renewal};
+use snowmint::{Generator, Id};
+use snowmint::fence::{Fenced, Keeper, Renewal};
 
 /// 4 IDs per tick.
 const LAYOUT: snowmint::Layout = layout(2);

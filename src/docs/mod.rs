@@ -7,7 +7,7 @@
 //! | [`encodings`] | [`Id`](crate::Id), every text and byte encoding (bwmarrin's too), serde, PostgreSQL `BIGINT` |
 //! | [`generators`] | [`Generator`](crate::Generator), [`ShardedGenerator`](crate::ShardedGenerator), [`OwnedShard`](crate::shard::OwnedShard), batches, rayon, [`IdSource`](crate::IdSource), the guarantees |
 //! | [`time`] | the clocks, how fresh an ID's time is, `fork()` |
-//! | [`fleets`] | node numbers, the Redis lease, the file guard, the fleet deployment, failure modes |
+//! | [`fleets`] | node numbers, the file guard, failure modes (the leases: the `snowmint-lease` crate) |
 //! | [`migrating`] | from bwmarrin/snowflake and sony/sonyflake |
 //! | [`cli`] | the `snowmint` command |
 //! | [`servers`] | async minting (feature `tokio`), metrics and tracing |
@@ -22,7 +22,7 @@
 //!
 //! | feature | adds |
 //! |---|---|
-//! | `std` (default) | everything that needs the operating system: [`TscClock`](crate::TscClock) (`quanta`), `WallClock`, the shards, `Fenced` and `FileGuard`, the node sources, waits that sleep, the 128-bit generators and their random bits (`chacha20`, `getrandom`); implies `alloc` |
+//! | `std` (default) | everything that needs the operating system: [`TscClock`](crate::clock::TscClock) (`quanta`), `WallClock`, the shards, `Fenced` and `FileGuard`, the node sources, waits that sleep, the 128-bit generators and their random bits (`chacha20`, `getrandom`); implies `alloc` |
 //! | `alloc` | a global allocator, no OS: `ManualClock`, `Clock`/`IdSource` through `Arc` and `Box`, `"hex".parse::<Encoding>()`, `EncodedId == String` |
 //! | `js` | `JsClock`: the host's clock (`Date.now()`) through `js-sys`, for `wasm32-unknown-unknown` in browsers and Node.js; works without `std` |
 //! | `portable-atomic` | 64-bit atomics from `portable-atomic` for the `no_std` core on targets without native ones (`thumbv7m-none-eabi`, `riscv32imac`, 32-bit MIPS and PowerPC) |
@@ -30,8 +30,6 @@
 //! | `ulid` | [`Ulid`](crate::Ulid) to and from `ulid::Ulid` (`From` both ways); `ulid` 3.x, no default features, works without `std` |
 //! | `serde` | `Serialize`/`Deserialize` for `Id` and `Parts`, `Serialize` for `Decoded`; `snowmint::integrations::serde::{as_u64, as_string}` and their `option`/`vec` modules |
 //! | `rayon` | `snowmint::integrations::rayon`: `map_with_id`, `par_ids`, `par_fill`, `with_shards` |
-//! | `redis` | `snowmint::redis::RedisLease`: node IDs leased from Redis (the `redis` crate, sync, no tokio) |
-//! | `etcd` | `snowmint::etcd::EtcdLease`: node IDs leased from etcd v3 through its JSON gateway (`ureq`, blocking, TLS by rustls on ring; `base64`, `serde_json`) |
 //! | `ip` | [`node::PrivateIpv4`](crate::node): node numbers from the private IPv4 address (lists interfaces with `if-addrs`) |
 //! | `postgres` | `Id` as a `BIGINT` column for the `postgres` and `tokio-postgres` crates (`ToSql`/`FromSql` of `postgres-types` 0.2, no default features) |
 //! | `sqlx` | `Id` as a `BIGINT` column for sqlx 0.8 (`Type`/`Encode`/`Decode`/`PgHasArrayType` for `Postgres`; sqlx's Postgres driver only, no runtime, TLS or macros) |

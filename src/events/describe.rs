@@ -5,7 +5,7 @@
 /// without one it does nothing.
 ///
 /// ```
-/// snowmint::describe_metrics();
+/// snowmint::integrations::describe_metrics();
 /// ```
 #[cfg(feature = "metrics")]
 pub fn describe_metrics() {

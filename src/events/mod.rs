@@ -8,7 +8,7 @@
 //! Each rare thing is recorded once: a call that waits records one wait (however many
 //! times it re-checks), a clock found behind is recorded once per call (when its wait starts,
 //! or with the error if it never waits), and an error is counted only when it is returned to
-//! the caller. The async calls ([`crate::asynchronous`]) hold back what their inner `try_`
+//! the caller. The async calls ([`crate::integrations::asynchronous`]) hold back what their inner `try_`
 //! calls would record ([`held_back`]) and record the same as a blocking call: a wait, then an
 //! ID or one error.
 //!
@@ -80,7 +80,7 @@ pub(crate) use self::sources::{
     cheap_reading_late, clock_reanchored, fence_renewal, layout_in_use, overflow_shard, shard_held,
     Renewed,
 };
-#[cfg(any(feature = "redis", feature = "etcd"))]
-pub(crate) use self::sources::{
+#[cfg(feature = "std")]
+pub use self::sources::{
     lease_acquired, lease_record_settled, lease_restore_sign, lease_taken_back,
 };

@@ -125,13 +125,12 @@ pub(crate) fn fence_renewal(layout: &Layout, node: u64, renewal: Renewed<'_>) {
 
 /// A lease on `backend` took `node` in `namespace`, whose previous owner left the mark
 /// `mark_unix_millis` (if any).
-#[cfg(any(feature = "redis", feature = "etcd"))]
 #[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
 #[cfg_attr(
     not(all(feature = "metrics", feature = "tracing")),
     allow(unused_variables)
 )]
-pub(crate) fn lease_acquired(
+pub fn lease_acquired(
     layout: &Layout,
     backend: &'static str,
     namespace: &str,
@@ -149,7 +148,7 @@ pub(crate) fn lease_acquired(
     {
         let (unit_ms, sequence_bits) = layout_fields(layout);
         // The store's name as people write it: the `backend` label is lower case.
-        let store = if backend == "etcd" { "etcd" } else { "Redis" };
+        let store = if backend == "redis" { "Redis" } else { backend };
         tracing::info!(
             target: "snowmint",
             unit_ms,
@@ -164,13 +163,12 @@ pub(crate) fn lease_acquired(
 
 /// A lapsed lease took `node` back; it mints again only after `floor_unix_millis` (the
 /// forgetting rule, or the owner in between).
-#[cfg(any(feature = "redis", feature = "etcd"))]
 #[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
 #[cfg_attr(
     not(all(feature = "metrics", feature = "tracing")),
     allow(unused_variables)
 )]
-pub(crate) fn lease_taken_back(node: u64, floor_unix_millis: u64) {
+pub fn lease_taken_back(node: u64, floor_unix_millis: u64) {
     #[cfg(feature = "metrics")]
     metrics::counter!("snowmint_lease_take_backs_total").increment(1);
     #[cfg(feature = "tracing")]
@@ -185,18 +183,12 @@ pub(crate) fn lease_taken_back(node: u64, floor_unix_millis: u64) {
 /// A claim of `node` found a sign that the store was restored from an older backup (etcd:
 /// the node's mark written under raft term `mark_raft_term`, the claim answered under the
 /// lower `raft_term`): it waits the forgetting rule, until `until_unix_millis`.
-#[cfg(any(feature = "redis", feature = "etcd"))]
 #[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
 #[cfg_attr(
     not(all(feature = "metrics", feature = "tracing")),
     allow(unused_variables)
 )]
-pub(crate) fn lease_restore_sign(
-    node: u64,
-    mark_raft_term: u64,
-    raft_term: u64,
-    until_unix_millis: u64,
-) {
+pub fn lease_restore_sign(node: u64, mark_raft_term: u64, raft_term: u64, until_unix_millis: u64) {
     #[cfg(feature = "metrics")]
     metrics::counter!("snowmint_lease_restore_signs_total").increment(1);
     #[cfg(feature = "tracing")]
@@ -212,10 +204,9 @@ pub(crate) fn lease_restore_sign(
 
 /// The namespace's record was settled after the forgetting rule's wait (`done`), or found
 /// changed since the claim (another record, another Redis server: left for the next claim).
-#[cfg(any(feature = "redis", feature = "etcd"))]
 #[cfg_attr(not(feature = "tracing"), inline(always))]
 #[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
-pub(crate) fn lease_record_settled(node: u64, done: bool) {
+pub fn lease_record_settled(node: u64, done: bool) {
     #[cfg(feature = "tracing")]
     tracing::info!(
         target: "snowmint",

@@ -30,12 +30,12 @@
 //!   only to the tick (IDs of one tick order by node), so one task's later ID can be smaller
 //!   than its earlier one. Use it on a multi-threaded runtime when throughput matters more
 //!   than per-task order.
-//! - A [`OwnedShard`](crate::OwnedShard) is `!Sync`; mint from it with [`next_id_with`] in the one
+//! - A [`OwnedShard`](crate::shard::OwnedShard) is `!Sync`; mint from it with [`next_id_with`] in the one
 //!   task that owns it.
 //!
 //! ```
 //! use std::time::Duration;
-//! use snowmint::asynchronous::next_id_with;
+//! use snowmint::integrations::asynchronous::next_id_with;
 //! use snowmint::{Generator, Layout};
 //!
 //! # fn block_on<F: std::future::Future>(f: F) -> F::Output {
@@ -72,8 +72,9 @@ const MIN_WAIT: Duration = Duration::from_micros(1);
 ///
 /// ```
 /// use std::time::Duration;
-/// use snowmint::asynchronous::next_id_with;
-/// use snowmint::{Generator, Layout, ManualClock, MintError};
+/// use snowmint::integrations::asynchronous::next_id_with;
+/// use snowmint::{Generator, Layout, MintError};
+/// use snowmint::clock::ManualClock;
 ///
 /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
 /// #     use std::task::{Context, Poll, Waker};
@@ -114,8 +115,9 @@ where
 ///
 /// ```
 /// use std::time::Duration;
-/// use snowmint::asynchronous::next_ids_with;
-/// use snowmint::{Generator, Layout, ManualClock};
+/// use snowmint::integrations::asynchronous::next_ids_with;
+/// use snowmint::{Generator, Layout};
+/// use snowmint::clock::ManualClock;
 ///
 /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
 /// #     use std::task::{Context, Poll, Waker};
@@ -159,8 +161,9 @@ where
 ///
 /// ```
 /// use std::time::Duration;
-/// use snowmint::asynchronous::retry_with;
-/// use snowmint::{Generator, Layout, ManualClock, MintError};
+/// use snowmint::integrations::asynchronous::retry_with;
+/// use snowmint::{Generator, Layout, MintError};
+/// use snowmint::clock::ManualClock;
 ///
 /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
 /// #     use std::task::{Context, Poll, Waker};
@@ -286,7 +289,7 @@ impl Waiting {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use snowmint::asynchronous::IdSourceAsync;
+/// use snowmint::integrations::asynchronous::IdSourceAsync;
 /// use snowmint::{Generator, Layout};
 ///
 /// # tokio::runtime::Builder::new_current_thread().enable_time().build()?.block_on(async {
@@ -308,7 +311,7 @@ pub trait IdSourceAsync: IdSource + Sync {
     /// [`max_wait`](IdSource::max_wait)).
     ///
     /// ```
-    /// use snowmint::asynchronous::IdSourceAsync;
+    /// use snowmint::integrations::asynchronous::IdSourceAsync;
     /// use snowmint::{Generator, Layout};
     /// # tokio::runtime::Builder::new_current_thread().enable_time().build()?.block_on(async {
     /// let gen = Generator::new(Layout::TWITTER, 1)?;
@@ -323,7 +326,7 @@ pub trait IdSourceAsync: IdSource + Sync {
     /// Up to `n` consecutive IDs, awaiting tokio's timer only while none is available.
     ///
     /// ```
-    /// use snowmint::asynchronous::IdSourceAsync;
+    /// use snowmint::integrations::asynchronous::IdSourceAsync;
     /// use snowmint::{Generator, Layout};
     /// # tokio::runtime::Builder::new_current_thread().enable_time().build()?.block_on(async {
     /// let gen = Generator::new(Layout::TWITTER, 1)?;

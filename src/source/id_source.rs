@@ -13,7 +13,7 @@ use crate::mint::MintError;
 
 /// A source of unique, time-ordered IDs of one layout: a [`Generator`](crate::Generator), a
 /// [`ShardedGenerator`](crate::ShardedGenerator), a shard's [`OwnedShard`](crate::shard::OwnedShard), or any
-/// of them behind a [`Fenced`](crate::Fenced) wrapper (a file guard or a Redis lease).
+/// of them behind a [`Fenced`](crate::fence::Fenced) wrapper (a file guard or a Redis lease).
 ///
 /// Code that mints (rayon helpers, the async calls, the command-line tool, the ID service)
 /// takes any implementor, so the parts compose: a Redis-leased node with a shard per thread
@@ -40,7 +40,7 @@ use crate::mint::MintError;
 pub trait IdSource {
     /// The clock the source reads.
     type Clock: Clock;
-    /// Why the source did not mint: [`MintError`], or [`FenceError`](crate::FenceError) for a
+    /// Why the source did not mint: [`MintError`], or [`FenceError`](crate::fence::FenceError) for a
     /// fenced source.
     type Error: MintFailure;
 

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
-use snowmint::lease::{NamespaceState, NodeState, RecordState};
+use snowmint_lease::{NamespaceState, NodeState, RecordState};
 
 use super::record_layout;
 use super::site::{store_error, Store};

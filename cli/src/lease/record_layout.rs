@@ -5,7 +5,8 @@
 
 use std::time::{Duration, UNIX_EPOCH};
 
-use snowmint::{Layout, Order, TimeGrid};
+use snowmint::layout::{Order, TimeGrid};
+use snowmint::Layout;
 
 /// The record's layout and the top of its leased node range, or `None` when the text is
 /// not in the lease's words (a newer or older record: then it is shown as it is).

@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use snowmint::etcd::EtcdLease;
-use snowmint::lease::{FloorRaised, LeaseError, NamespaceState};
-use snowmint::redis::RedisLease;
+use snowmint_lease::etcd::EtcdLease;
+use snowmint_lease::redis::RedisLease;
+use snowmint_lease::{FloorRaised, LeaseError, NamespaceState};
 
 use crate::error::{with_cause, CliError};
 use crate::store_args::{store_kind, StoreArgs, StoreKind};
@@ -43,12 +43,14 @@ impl Store {
         match store_kind(url)? {
             StoreKind::Etcd => {
                 let lease = self.store.etcd(url)?;
-                Ok(Site::Etcd(lease.namespace(ns).io_timeout(timeout)))
+                let lease = lease.namespace(ns).io_timeout(timeout).build();
+                Ok(Site::Etcd(lease.map_err(crate::store_args::parsed)?))
             }
             StoreKind::Redis => {
                 let lease = self.store.redis(url)?;
+                let lease = lease.namespace(ns).io_timeout(timeout).build();
                 Ok(Site::Redis(Box::new(
-                    lease.namespace(ns).io_timeout(timeout),
+                    lease.map_err(crate::store_args::parsed)?,
                 )))
             }
         }

@@ -14,7 +14,7 @@
 //! written into it would stall the copy's read until the byte reached the cache); a carry
 //! past them goes through the bytes before, once in a thousand IDs or fewer.
 
-use snowmint::IdBatch;
+use snowmint::source::IdBatch;
 
 /// Bytes per ID, at most: 20 decimal digits and a newline, or quotes and a comma.
 const MAX_PER_ID: usize = 23;

@@ -11,7 +11,7 @@
 
 use std::time::{Duration, Instant};
 
-use snowmint::lease::LeaseError;
+use snowmint_lease::LeaseError;
 
 /// After how long a range still held is refused: two TTLs from the first refusal. A dead
 /// holder's key lapses within one TTL of it (its last renewal came earlier); the second is

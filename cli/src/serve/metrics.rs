@@ -126,7 +126,7 @@ impl HttpMetrics {
             .set_buckets_for_metric(Matcher::Full(LATENCY.to_owned()), BUCKETS)
             .and_then(PrometheusBuilder::install_recorder)
             .map_err(|e| format!("installing the Prometheus recorder: {e}"))?;
-        snowmint::describe_metrics();
+        snowmint::integrations::describe_metrics();
         metrics::describe_counter!(
             REQUESTS,
             metrics::Unit::Count,

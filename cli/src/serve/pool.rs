@@ -15,7 +15,10 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use snowmint::{Clock, Id, IdBatch, OwnedShard, ShardedGenerator};
+use snowmint::clock::Clock;
+use snowmint::shard::OwnedShard;
+use snowmint::source::IdBatch;
+use snowmint::{Id, ShardedGenerator};
 
 /// The shards of one sharded generator taken into the pool.
 pub struct Pool<C: Clock>(Vec<Mutex<OwnedShard<C>>>);
@@ -101,7 +104,8 @@ mod tests {
     use std::collections::HashSet;
     use std::time::Duration;
 
-    use snowmint::{Layout, ManualClock};
+    use snowmint::clock::ManualClock;
+    use snowmint::Layout;
 
     use super::*;
 
@@ -150,8 +154,10 @@ mod tests {
         drop(first);
         assert!(pool.try_batch(1).is_some());
         drop(held);
-        assert_eq!(Pool::<snowmint::TscClock>::none().len(), 0);
-        assert!(Pool::<snowmint::TscClock>::none().try_one().is_none());
+        assert_eq!(Pool::<snowmint::clock::TscClock>::none().len(), 0);
+        assert!(Pool::<snowmint::clock::TscClock>::none()
+            .try_one()
+            .is_none());
     }
 
     #[test]

@@ -5,13 +5,13 @@
 //! [`Phase`]. [`State`] joins that with the minter's health once the claim is done; `/readyz`,
 //! `/id`, `/ids`, `/healthz`, `/metrics` and the status page all answer from it.
 //!
-//! [`Lease::acquire_with`]: snowmint::lease::Lease::acquire_with
+//! [`Lease::acquire_with`]: snowmint_lease::Lease::acquire_with
 
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::http::StatusCode;
-use snowmint::lease::AcquireProgress;
+use snowmint_lease::AcquireProgress;
 
 use super::problem::Problem;
 use crate::time::display_millis;

@@ -7,8 +7,10 @@ use std::io::Write;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use snowmint::lease::{AcquireProgress, Backend, Lease, LeaseError};
-use snowmint::{Fenced, ShardError, ShardedGenerator, ShardedGeneratorBuilder, TscClock};
+use snowmint::clock::TscClock;
+use snowmint::fence::Fenced;
+use snowmint::{ShardError, ShardedGenerator, ShardedGeneratorBuilder};
+use snowmint_lease::{AcquireProgress, Backend, LeaseBuilder, LeaseError};
 
 use super::args::{self, Args, LeaseArgs};
 use super::connections::{self, Connections, Limits};
@@ -74,8 +76,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 .unwrap_or(0);
             checks::lease_flags(&args.lease, store_kind(url)?, max_node)?;
             let (claim, backend) = match store_kind(url)? {
-                StoreKind::Etcd => (claimer(store.etcd(url)?, &args.lease, builder), "etcd"),
-                StoreKind::Redis => (claimer(store.redis(url)?, &args.lease, builder), "redis"),
+                StoreKind::Etcd => (claimer(store.etcd(url)?, &args.lease, builder)?, "etcd"),
+                StoreKind::Redis => (claimer(store.redis(url)?, &args.lease, builder)?, "redis"),
             };
             let ttl = args.lease.ttl;
             let timeout = match store.lease_timeout {
@@ -390,10 +392,10 @@ fn shard_error(e: &ShardError) -> CliError {
 
 /// Applies the lease flags to `lease`: the claim of a node for `builder`, to run later.
 fn claimer<B: Backend + Send + 'static>(
-    lease: Lease<B>,
+    lease: LeaseBuilder<B>,
     flags: &LeaseArgs,
     builder: ShardedGeneratorBuilder<TscClock>,
-) -> Claim {
+) -> Result<Claim, CliError> {
     let mut lease = lease
         .namespace(&flags.store.namespace)
         .ttl(flags.ttl)
@@ -407,26 +409,27 @@ fn claimer<B: Backend + Send + 'static>(
     if let Some(timeout) = flags.store.lease_timeout {
         lease = lease.io_timeout(timeout);
     }
+    let lease = lease.build().map_err(|e| lease_error(&e, None))?;
     let ttl = flags.ttl;
-    Box::new(move |on_progress| {
+    Ok(Box::new(move |on_progress| {
         held::claim_when_free(
             ttl,
             || lease.acquire_with(builder.clone(), &mut *on_progress),
             |line| say(format_args!("{line}")),
         )
-    })
+    }))
 }
 
 /// A failed claim as the CLI reports it. A store's error names the server (its URL without
 /// userinfo), its cause in plain words and what to check ([`store_words`]).
 fn lease_error(e: &LeaseError, site: Option<&LeaseSite>) -> CliError {
     let text = match (e, site) {
-        (LeaseError::Redis { .. }, Some(site)) => format!(
+        (LeaseError::Store { store: "redis", .. }, Some(site)) => format!(
             "--lease {}: {}",
             site.url,
             store_words::explain(&with_cause(e), &site.call)
         ),
-        (LeaseError::Etcd { .. }, Some(site)) => {
+        (LeaseError::Store { store: "etcd", .. }, Some(site)) => {
             format!(
                 "--lease: {}",
                 store_words::explain(&with_cause(e), &site.call)

@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
-use snowmint::asynchronous::retry_with;
-use snowmint::{
-    Clock, FenceError, Fenced, Id, IdBatch, IdSource, Layout, MintError, MintFailure,
-    ShardedGenerator, TscClock,
-};
+use snowmint::clock::{Clock, TscClock};
+use snowmint::fence::{FenceError, Fenced};
+use snowmint::integrations::asynchronous::retry_with;
+use snowmint::source::{IdBatch, MintFailure};
+use snowmint::{Id, IdSource, Layout, MintError, ShardedGenerator};
 
 use super::pool::Pool;
 use crate::error::with_cause;
@@ -274,7 +274,7 @@ impl Retry {
 mod tests {
     use std::collections::HashSet;
 
-    use snowmint::ManualClock;
+    use snowmint::clock::ManualClock;
 
     use super::*;
 

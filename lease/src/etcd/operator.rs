@@ -1,0 +1,222 @@
+//! The operator's calls on etcd: listing a namespace (one range read, at one revision, plus
+//! each holder's lease's time to live) and raising its floor (transactions that write a key
+//! only if it is unchanged since it was read).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::gateway::base64;
+use super::store::{kvs, modified_at, number, prefix_end, record_kv, text, EtcdStore};
+use crate::{FloorRaised, LeaseError, NamespaceState, NodeState, RecordState};
+
+/// Marks per transaction: two operations each (a compare, a put), below etcd's default
+/// `--max-txn-ops` of 128.
+const MARKS_PER_TXN: usize = 50;
+/// How often a raise reads again after another writer changed a key it read.
+const ROUNDS: usize = 16;
+
+/// Every key of the namespace (`snowmint/NS/...`), read at one revision.
+fn read_all(store: &mut EtcdStore) -> Result<Vec<Value>, LeaseError> {
+    let prefix = store.prefix.clone();
+    let body = json!({
+        "key": base64::encode(prefix.as_bytes()),
+        "range_end": base64::encode(&prefix_end(prefix.as_bytes())),
+    });
+    Ok(kvs(&store.call(
+        "read the namespace",
+        "/v3/kv/range",
+        body,
+    )?))
+}
+
+/// `"MS OWNER TERM"`: the milliseconds and the owner.
+fn mark_of(kv: &Value) -> Option<(u64, String)> {
+    let value = text(&kv["value"])?;
+    let mut parts = value.split(' ');
+    let ms = parts.next()?.parse().ok()?;
+    Some((ms, parts.next().unwrap_or("").to_string()))
+}
+
+fn blank(node: u64) -> NodeState {
+    NodeState {
+        node,
+        holder: None,
+        token: None,
+        lease_left: None,
+        mark_unix_millis: None,
+        mark_owner: None,
+    }
+}
+
+pub(super) fn list(store: &mut EtcdStore) -> Result<NamespaceState, LeaseError> {
+    let prefix = store.prefix.clone();
+    let mut nodes: BTreeMap<u64, NodeState> = BTreeMap::new();
+    let mut record = None;
+    let mut leases = Vec::new();
+    for kv in read_all(store)? {
+        let Some(key) = text(&kv["key"]) else {
+            continue;
+        };
+        let Some(rest) = key.strip_prefix(prefix.as_str()) else {
+            continue;
+        };
+        if rest == "record" {
+            record = record_kv(&kv).map(|r| record_state(&r.value));
+        } else if let Some(node) = rest.strip_prefix("holder/").and_then(|n| n.parse().ok()) {
+            let n = nodes.entry(node).or_insert_with(|| blank(node));
+            n.holder = text(&kv["value"]);
+            n.token = number(&kv["create_revision"]);
+            if let Some(id) = number(&kv["lease"]) {
+                leases.push((node, id));
+            }
+        } else if let Some(node) = rest.strip_prefix("mark/").and_then(|n| n.parse().ok()) {
+            let n = nodes.entry(node).or_insert_with(|| blank(node));
+            if let Some((ms, owner)) = mark_of(&kv) {
+                n.mark_unix_millis = Some(ms);
+                n.mark_owner = Some(owner);
+            }
+        }
+    }
+    for (node, id) in leases {
+        let body = json!({ "ID": id.to_string() });
+        let left = store.call("read a lease's time to live", "/v3/lease/timetolive", body)?;
+        // -1 (or omitted): the lease expired since the read.
+        let secs = match &left["TTL"] {
+            Value::String(s) => s.parse::<i64>().ok(),
+            Value::Number(n) => n.as_i64(),
+            _ => None,
+        };
+        if let Some(n) = nodes.get_mut(&node) {
+            n.lease_left = Some(Duration::from_secs(secs.unwrap_or(0).max(0).unsigned_abs()));
+        }
+    }
+    Ok(NamespaceState {
+        record,
+        nodes: nodes.into_values().collect(),
+    })
+}
+
+/// The record's JSON as reported.
+fn record_state(value: &Value) -> RecordState {
+    let settled = value["settled"].as_bool() == Some(true);
+    RecordState {
+        incarnation: value["incarnation"].as_str().unwrap_or("").to_string(),
+        ttl: Duration::from_millis(number(&value["ttl_ms"]).unwrap_or(0)),
+        layout: value["layout"].as_str().unwrap_or("").to_string(),
+        settled,
+        stamped_by: number(&value["raft_term"])
+            .filter(|_| settled)
+            .map(|t| format!("raft term {t}")),
+        floor_unix_millis: number(&value["floor_ms"]),
+    }
+}
+
+pub(super) fn raise_floor(store: &mut EtcdStore, to: u64) -> Result<FloorRaised, LeaseError> {
+    let prefix = store.prefix.clone();
+    let record_key = store.record_key();
+    let mut floor = None;
+    let mut raised = Vec::new();
+    for _ in 0..ROUNDS {
+        let all = read_all(store)?;
+        // The record first: once it holds the floor, every later claim starts above it.
+        let record = all
+            .iter()
+            .find(|kv| text(&kv["key"]).as_deref() == Some(record_key.as_str()))
+            .and_then(record_kv);
+        let record_done = match record {
+            None => true,
+            Some(r) => {
+                let was = number(&r.value["floor_ms"]).unwrap_or(0);
+                if was >= to {
+                    floor = Some(was);
+                    true
+                } else {
+                    let mut value = r.value.clone();
+                    value["floor_ms"] = Value::String(to.to_string());
+                    let put = vec![json!({ "request_put": {
+                        "key": base64::encode(record_key.as_bytes()),
+                        "value": base64::encode(value.to_string().as_bytes()),
+                    } })];
+                    let done = txn(store, vec![modified_at(&record_key, r.mod_revision)], put)?;
+                    if done {
+                        floor = Some(to);
+                    }
+                    done
+                }
+            }
+        };
+        if !record_done {
+            continue;
+        }
+        let mut kept = 0;
+        let mut below = Vec::new();
+        for kv in &all {
+            let Some(key) = text(&kv["key"]) else {
+                continue;
+            };
+            let Some(node) = key
+                .strip_prefix(prefix.as_str())
+                .and_then(|k| k.strip_prefix("mark/"))
+                .and_then(|n| n.parse::<u64>().ok())
+            else {
+                continue;
+            };
+            match mark_of(kv) {
+                Some((ms, _)) if ms >= to => kept += usize::from(!raised.contains(&node)),
+                _ => below.push((node, key, number(&kv["mod_revision"]).unwrap_or(0))),
+            }
+        }
+        let mut conflict = false;
+        for chunk in below.chunks(MARKS_PER_TXN) {
+            let compares = chunk
+                .iter()
+                .map(|(_, k, rev)| modified_at(k, *rev))
+                .collect();
+            let puts = chunk
+                .iter()
+                .map(|(_, k, _)| {
+                    json!({ "request_put": {
+                        "key": base64::encode(k.as_bytes()),
+                        "value": base64::encode(format!("{to} raise-floor").as_bytes()),
+                    } })
+                })
+                .collect();
+            if txn(store, compares, puts)? {
+                raised.extend(chunk.iter().map(|(n, _, _)| *n));
+            } else {
+                conflict = true;
+            }
+        }
+        if !conflict {
+            return Ok(FloorRaised {
+                floor_unix_millis: floor,
+                raised,
+                kept,
+            });
+        }
+    }
+    Err(super::store::etcd_error(
+        "raise the namespace's floor",
+        crate::StoreErrorKind::Refused,
+        format!("the namespace's keys kept changing under {ROUNDS} rounds of reads and writes"),
+    ))
+}
+
+/// A transaction of `compares` and `puts`: whether it applied.
+fn txn(store: &mut EtcdStore, compares: Vec<Value>, puts: Vec<Value>) -> Result<bool, LeaseError> {
+    let body = json!({ "compare": compares, "success": puts, "failure": [] });
+    let answer = store.call("raise the namespace's floor", "/v3/kv/txn", body)?;
+    Ok(answer["succeeded"].as_bool() == Some(true))
+}
+
+impl crate::Admin for EtcdStore {
+    fn list(&mut self) -> Result<NamespaceState, LeaseError> {
+        list(self)
+    }
+
+    fn raise_floor(&mut self, to_unix_millis: u64) -> Result<FloorRaised, LeaseError> {
+        raise_floor(self, to_unix_millis)
+    }
+}

@@ -1,0 +1,581 @@
+//! [`EtcdStore`]: a lease's keys in etcd v3, through its JSON gateway.
+//!
+//! Per namespace `NS` and node `N`:
+//! - `snowmint/NS/holder/N`: the owner's token, attached to an etcd lease with the TTL. Its
+//!   `create_revision` is the fencing token.
+//! - `snowmint/NS/mark/N`: `"MS OWNER TERM"`, the node's high-water mark (Unix
+//!   milliseconds), who wrote it, and the raft term of the answer before it (a sign of a
+//!   restore, when a later claim's answer carries a lower one). No lease: it outlives every holder.
+//! - `snowmint/NS/record`: the namespace's record, JSON `{"incarnation", "ttl_ms", "layout",
+//!   "settled", "floor_ms"}`, written by the first claim and never expiring; `settled` once that
+//!   claim's forgetting wait is over; `floor_ms` once `Lease::raise_floor` kept a floor (every
+//!   claim starts after it).
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::gateway::{base64, Answer, Gateway};
+use crate::store::{Claim, Store};
+use crate::{LeaseError, StoreError, StoreErrorKind};
+
+/// A claim this owner holds: its fencing token, the node's mark (milliseconds, and whether
+/// this owner wrote it), if one is stored, and whether the record vouched for the claim.
+type Claimed = (u64, Option<(u64, bool)>, bool);
+
+/// One owner's lease in etcd.
+pub struct EtcdStore {
+    pub(super) gateway: Gateway,
+    /// `snowmint/NS/`.
+    pub(super) prefix: String,
+    pub(super) owner: String,
+    pub(super) ttl: Duration,
+    /// The etcd lease the holder key is attached to.
+    lease: Option<i64>,
+    /// The node claimed last, and its fencing token.
+    held: Option<(u64, u64)>,
+    /// The highest mark this owner knows stored for that node.
+    mark: u64,
+    /// The mark key's `mod_revision` when this owner last read or wrote it (0: absent): a
+    /// renewal writes the mark only if it is unchanged since, so that it never lowers a mark
+    /// raised by another writer ([`Lease::raise_floor`](crate::Lease::raise_floor)).
+    mark_rev: u64,
+    /// The raft term of the last answer, recorded with each mark written.
+    raft_term: u64,
+    /// The last claim's sign of a restore: the raft term recorded with the node's mark, above
+    /// the term of the claim's answer (a cluster restored from a backup starts its terms anew).
+    restore_sign: Option<(u64, u64)>,
+    /// The namespace, for messages.
+    namespace: String,
+    /// This holder's layout, as the record holds it.
+    layout: String,
+    /// The incarnation this holder writes if it creates the record.
+    incarnation: u64,
+    /// What the last unvouched claim read of the record: its `mod_revision` and value, for
+    /// [`settle`](Store::settle) (which writes only over that very version, so that it never
+    /// undoes a floor raised meanwhile).
+    to_settle: Option<(u64, Value)>,
+}
+
+/// A namespace's record, read from etcd.
+pub(super) struct RecordKv {
+    pub(super) mod_revision: u64,
+    pub(super) value: Value,
+}
+
+impl EtcdStore {
+    pub(super) fn new(
+        gateway: Gateway,
+        (namespace, owner): (&str, String),
+        ttl: Duration,
+        layout: &str,
+    ) -> Self {
+        EtcdStore {
+            gateway,
+            prefix: format!("snowmint/{namespace}/"),
+            incarnation: crate::owner::incarnation(&owner),
+            owner,
+            ttl,
+            lease: None,
+            held: None,
+            mark: 0,
+            mark_rev: 0,
+            raft_term: 0,
+            restore_sign: None,
+            namespace: namespace.to_string(),
+            layout: layout.to_string(),
+            to_settle: None,
+        }
+    }
+
+    pub(super) fn record_key(&self) -> String {
+        format!("{}record", self.prefix)
+    }
+
+    /// Creates the namespace's record, unsettled, if etcd has none; refuses a record made
+    /// with another TTL or layout.
+    fn ensure_record(&mut self) -> Result<(), LeaseError> {
+        let key = self.record_key();
+        let value = json!({
+            "incarnation": self.incarnation.to_string(),
+            "ttl_ms": crate::keeper::millis(self.ttl),
+            "layout": self.layout,
+            "settled": false,
+        });
+        let body = json!({
+            "compare": [created_at(&key, 0)],
+            "success": [{ "request_put": {
+                "key": base64::encode(key.as_bytes()),
+                "value": base64::encode(value.to_string().as_bytes()),
+            } }],
+            "failure": [{ "request_range": { "key": base64::encode(key.as_bytes()) } }],
+        });
+        let answer = self.call("create the namespace's record", "/v3/kv/txn", body)?;
+        if answer["succeeded"].as_bool() == Some(true) {
+            return Ok(());
+        }
+        let found = answer["responses"][0]["response_range"]["kvs"][0].clone();
+        match record_kv(&found) {
+            Some(record) => self.check_record(&record),
+            // Deleted in between: the claim reads it again, and finds none (unvouched).
+            None => Ok(()),
+        }
+    }
+
+    /// Refuses a record made with another TTL or layout than this holder's.
+    fn check_record(&self, record: &RecordKv) -> Result<(), LeaseError> {
+        let ttl_ms = number(&record.value["ttl_ms"]).unwrap_or(0);
+        let layout = record.value["layout"].as_str().unwrap_or("");
+        if ttl_ms == crate::keeper::millis(self.ttl) && layout == self.layout {
+            return Ok(());
+        }
+        Err(LeaseError::Mismatch {
+            namespace: self.namespace.clone(),
+            record_ttl: Duration::from_millis(ttl_ms),
+            record_layout: layout.to_string(),
+            ttl: self.ttl,
+            layout: self.layout.clone(),
+        })
+    }
+
+    fn holder_key(&self, node: u64) -> String {
+        format!("{}holder/{node}", self.prefix)
+    }
+
+    pub(super) fn mark_key(&self, node: u64) -> String {
+        format!("{}mark/{node}", self.prefix)
+    }
+
+    /// POSTs and returns a 200's JSON; any other outcome is `LeaseError::Store`.
+    pub(super) fn call(
+        &mut self,
+        action: &'static str,
+        path: &str,
+        body: Value,
+    ) -> Result<Value, LeaseError> {
+        match self.gateway.post(path, &body.to_string()) {
+            Ok(Answer::Ok(json)) => {
+                if let Some(term) = number(&json["header"]["raft_term"]) {
+                    self.raft_term = term;
+                }
+                Ok(json)
+            }
+            Ok(Answer::Refused(e)) => Err(etcd_error(action, StoreErrorKind::Refused, e)),
+            Err(e) => Err(etcd_error(action, StoreErrorKind::Unreachable, e)),
+        }
+    }
+
+    /// A live etcd lease: the one held if a keep-alive finds it alive, else a new grant.
+    fn live_lease(&mut self) -> Result<i64, LeaseError> {
+        if let Some(id) = self.lease {
+            if self.keep_alive(id)? {
+                return Ok(id);
+            }
+        }
+        // etcd counts TTLs in whole seconds: round up, so the key lives at least the TTL.
+        let secs = self.ttl.as_secs() + u64::from(self.ttl.subsec_nanos() > 0);
+        let granted = self.call("grant a lease", "/v3/lease/grant", json!({ "TTL": secs }))?;
+        let id = number(&granted["ID"])
+            .and_then(|id| i64::try_from(id).ok())
+            .ok_or_else(|| malformed("grant a lease", &granted))?;
+        self.lease = Some(id);
+        Ok(id)
+    }
+
+    /// Refreshes lease `id`: `false` if etcd no longer has it (it expired, or was lost).
+    fn keep_alive(&mut self, id: i64) -> Result<bool, LeaseError> {
+        let body = json!({ "ID": id.to_string() }).to_string();
+        match self.gateway.post("/v3/lease/keepalive", &body) {
+            Ok(Answer::Ok(json)) => Ok(number(&json["result"]["TTL"]).is_some_and(|t| t > 0)),
+            Ok(Answer::Refused(e)) if e.reason.contains("not found") => Ok(false),
+            Ok(Answer::Refused(e)) => Err(etcd_error(
+                "keep the lease alive",
+                StoreErrorKind::Refused,
+                e,
+            )),
+            Err(e) => Err(etcd_error(
+                "keep the lease alive",
+                StoreErrorKind::Unreachable,
+                e,
+            )),
+        }
+    }
+
+    /// The nodes of the namespace whose holder key exists now with another owner's token.
+    /// A key of this owner's is left to [`try_claim`](Self::try_claim), which takes it back
+    /// if it is on our lease: a claim that etcd applied but whose reply was lost.
+    fn held_nodes(&mut self) -> Result<HashSet<u64>, LeaseError> {
+        let prefix = format!("{}holder/", self.prefix);
+        let body = json!({
+            "key": base64::encode(prefix.as_bytes()),
+            "range_end": base64::encode(&prefix_end(prefix.as_bytes())),
+        });
+        let listed = self.call("list the held nodes", "/v3/kv/range", body)?;
+        Ok(kvs(&listed)
+            .iter()
+            .filter(|kv| text(&kv["value"]).as_deref() != Some(self.owner.as_str()))
+            .filter_map(|kv| text(&kv["key"]))
+            .filter_map(|k| k.strip_prefix(&prefix).and_then(|n| n.parse().ok()))
+            .collect())
+    }
+
+    /// Tries to create `node`'s holder key on lease `id`: `Some((token, mark))` if this owner
+    /// holds it now (also when an earlier, timed-out attempt of ours created it).
+    fn try_claim(&mut self, node: u64, id: i64) -> Result<Option<Claimed>, LeaseError> {
+        let (holder, mark) = (self.holder_key(node), self.mark_key(node));
+        let record = self.record_key();
+        let body = json!({
+            "compare": [created_at(&holder, 0)],
+            "success": [
+                { "request_put": {
+                    "key": base64::encode(holder.as_bytes()),
+                    "value": base64::encode(self.owner.as_bytes()),
+                    "lease": id.to_string(),
+                } },
+                { "request_range": { "key": base64::encode(mark.as_bytes()) } },
+                { "request_range": { "key": base64::encode(record.as_bytes()) } },
+            ],
+            "failure": [
+                { "request_range": { "key": base64::encode(holder.as_bytes()) } },
+                { "request_range": { "key": base64::encode(mark.as_bytes()) } },
+                { "request_range": { "key": base64::encode(record.as_bytes()) } },
+            ],
+        });
+        let answer = self.call("claim a node", "/v3/kv/txn", body)?;
+        let responses = answer["responses"].as_array().cloned().unwrap_or_default();
+        let range = |i: usize| {
+            responses
+                .get(i)
+                .map(|r| kvs(&r["response_range"]))
+                .unwrap_or_default()
+        };
+        let mark_kv = range(1).first().cloned();
+        self.mark_rev = mark_kv
+            .as_ref()
+            .and_then(|kv| number(&kv["mod_revision"]))
+            .unwrap_or(0);
+        let record = range(2).first().and_then(record_kv);
+        // The record's floor, where higher than the node's mark, is the mark (not ours).
+        let floor = record.as_ref().and_then(|r| number(&r.value["floor_ms"]));
+        let stored_mark = match (mark_kv.as_ref().and_then(|kv| self.parse_mark(kv)), floor) {
+            (Some((ms, ours)), Some(f)) if ms >= f => Some((ms, ours)),
+            (None, None) => None,
+            (Some(m), None) => Some(m),
+            (_, Some(f)) => Some((f, false)),
+        };
+        if let Some(record) = &record {
+            self.check_record(record)?;
+        }
+        // Read in the claim's own transaction: present and settled, the record vouches that
+        // etcd lost nothing since (it is linearizable; only a restore brings back an older state).
+        let settled = record
+            .as_ref()
+            .is_some_and(|r| r.value["settled"].as_bool() == Some(true));
+        // A mark written under a later raft term than this answer's: the cluster was made
+        // anew from a backup (its terms start again), and the settled record may be older
+        // than writes it lost. Wait, as for an unsettled record.
+        let answer_term = number(&answer["header"]["raft_term"]).unwrap_or(0);
+        let mark_term = mark_kv.as_ref().and_then(mark_term).unwrap_or(0);
+        self.restore_sign =
+            (settled && mark_term > answer_term).then_some((mark_term, answer_term));
+        let vouched = settled && self.restore_sign.is_none();
+        self.to_settle = match record {
+            Some(r) if !vouched => Some((r.mod_revision, r.value)),
+            _ => None,
+        };
+        if answer["succeeded"].as_bool() == Some(true) {
+            let token = number(&answer["header"]["revision"])
+                .ok_or_else(|| malformed("claim a node", &answer))?;
+            return Ok(Some((token, stored_mark, vouched)));
+        }
+        // Held: by us only if an earlier attempt's reply was lost after etcd applied it.
+        let holder_kv = range(0);
+        let Some(kv) = holder_kv.first() else {
+            return Ok(None);
+        };
+        let ours = text(&kv["value"]).as_deref() == Some(self.owner.as_str())
+            && number(&kv["lease"]).and_then(|l| i64::try_from(l).ok()) == Some(id);
+        match (ours, number(&kv["create_revision"])) {
+            (true, Some(token)) => Ok(Some((token, stored_mark, vouched))),
+            _ => Ok(None),
+        }
+    }
+
+    /// One renewal transaction: if the holder key is still this claim's and the mark is
+    /// unchanged since this owner last saw it, raises the mark to `want` (if above). On a
+    /// changed mark, reads it (the higher one is kept).
+    fn renew_mark(&mut self, node: u64, token: u64, want: u64) -> Result<Renewed, LeaseError> {
+        let raise = want > self.mark;
+        let (holder, mark) = (self.holder_key(node), self.mark_key(node));
+        let put = json!({ "request_put": {
+            "key": base64::encode(mark.as_bytes()),
+            "value": base64::encode(format!("{want} {} {}", self.owner, self.raft_term).as_bytes()),
+        } });
+        let body = json!({
+            "compare": [created_at(&holder, token), modified_at(&mark, self.mark_rev)],
+            "success": if raise { vec![put] } else { Vec::new() },
+            "failure": [
+                { "request_range": { "key": base64::encode(holder.as_bytes()) } },
+                { "request_range": { "key": base64::encode(mark.as_bytes()) } },
+            ],
+        });
+        let answer = self.call("renew the lease", "/v3/kv/txn", body)?;
+        if answer["succeeded"].as_bool() == Some(true) {
+            if raise {
+                self.mark = want;
+                self.mark_rev = number(&answer["header"]["revision"])
+                    .ok_or_else(|| malformed("renew the lease", &answer))?;
+            }
+            return Ok(Renewed::Done);
+        }
+        let responses = answer["responses"].as_array().cloned().unwrap_or_default();
+        let first = |i: usize| {
+            responses
+                .get(i)
+                .and_then(|r| kvs(&r["response_range"]).first().cloned())
+        };
+        let still_ours = first(0).is_some_and(|kv| number(&kv["create_revision"]) == Some(token));
+        if !still_ours {
+            return Ok(Renewed::NotHeld);
+        }
+        let seen = first(1);
+        self.mark_rev = seen
+            .as_ref()
+            .and_then(|kv| number(&kv["mod_revision"]))
+            .unwrap_or(0);
+        if let Some((ms, _)) = seen.and_then(|kv| self.parse_mark(&kv)) {
+            self.mark = self.mark.max(ms);
+        }
+        Ok(Renewed::MarkChanged)
+    }
+
+    /// [`Store::claim`] on the live etcd lease (granted if none).
+    fn claim_on_a_lease(&mut self, first: u64, last: u64) -> Result<Option<Claim>, LeaseError> {
+        let id = self.live_lease()?;
+        self.ensure_record()?;
+        let held = self.held_nodes()?;
+        for node in (first..=last).filter(|n| !held.contains(n)) {
+            if let Some((token, mark, vouched)) = self.try_claim(node, id)? {
+                self.held = Some((node, token));
+                self.mark = mark.map_or(0, |(ms, _)| ms);
+                return Ok(Some(Claim {
+                    node,
+                    mark: mark.map(|(ms, _)| ms),
+                    mark_is_ours: mark.is_some_and(|(_, ours)| ours),
+                    vouched,
+                    restore_sign: self.restore_sign,
+                }));
+            }
+        }
+        Ok(None)
+    }
+
+    /// A mark value: its milliseconds and whether this owner wrote it.
+    fn parse_mark(&self, kv: &Value) -> Option<(u64, bool)> {
+        let value = text(&kv["value"])?;
+        let mut parts = value.split(' ');
+        let ms = parts.next()?.parse().ok()?;
+        Some((ms, parts.next() == Some(self.owner.as_str())))
+    }
+}
+
+impl Store for EtcdStore {
+    fn claim(&mut self, first: u64, last: u64) -> Result<Option<Claim>, LeaseError> {
+        match self.claim_on_a_lease(first, last) {
+            // The lease granted expired before the claim's transaction (a slow round of
+            // calls, longer than the TTL): grant another and claim again, once.
+            Err(LeaseError::Store { cause, .. }) if cause.message().contains("lease not found") => {
+                self.lease = None;
+                self.claim_on_a_lease(first, last)
+            }
+            other => other,
+        }
+    }
+    fn settle(&mut self) -> Result<bool, LeaseError> {
+        let Some((revision, mut value)) = self.to_settle.clone() else {
+            return Ok(false);
+        };
+        value["settled"] = Value::Bool(true);
+        value["raft_term"] = Value::String(self.raft_term.to_string());
+        let key = self.record_key();
+        let body = json!({
+            "compare": [modified_at(&key, revision)],
+            "success": [{ "request_put": {
+                "key": base64::encode(key.as_bytes()),
+                "value": base64::encode(value.to_string().as_bytes()),
+            } }],
+            "failure": [],
+        });
+        let answer = self.call("settle the namespace's record", "/v3/kv/txn", body)?;
+        self.to_settle = None;
+        Ok(answer["succeeded"].as_bool() == Some(true))
+    }
+
+    fn renew(&mut self, want_unix_millis: u64) -> Result<Option<u64>, LeaseError> {
+        let (Some((node, token)), Some(id)) = (self.held, self.lease) else {
+            return Ok(None);
+        };
+        if !self.keep_alive(id)? {
+            // The lease is gone, and its keys with it.
+            self.lease = None;
+            return Ok(None);
+        }
+        // A mark changed by another writer since this owner read it (a raised floor) is
+        // read again, and the raise tried anew over it: a few rounds at most.
+        for _ in 0..4 {
+            match self.renew_mark(node, token, want_unix_millis)? {
+                Renewed::Done => return Ok(Some(self.mark)),
+                Renewed::NotHeld => return Ok(None),
+                Renewed::MarkChanged => {}
+            }
+        }
+        Err(etcd_error(
+            "renew the lease",
+            StoreErrorKind::Refused,
+            "the node's mark kept changing under the renewal (another writer raised it)",
+        ))
+    }
+
+    fn release(&mut self, mark_unix_millis: Option<u64>) -> Result<(), LeaseError> {
+        let Some((node, token)) = self.held.take() else {
+            return Ok(());
+        };
+        let (holder, mark) = (self.holder_key(node), self.mark_key(node));
+        let leave = match mark_unix_millis {
+            Some(ms) => json!({ "request_put": {
+                "key": base64::encode(mark.as_bytes()),
+                "value": base64::encode(format!("{ms} {}", self.owner).as_bytes()),
+            } }),
+            None => json!({ "request_delete_range": { "key": base64::encode(mark.as_bytes()) } }),
+        };
+        let body = json!({
+            "compare": [created_at(&holder, token)],
+            "success": [
+                leave,
+                { "request_delete_range": { "key": base64::encode(holder.as_bytes()) } },
+            ],
+            "failure": [],
+        });
+        self.call("release the node", "/v3/kv/txn", body)?;
+        if let Some(id) = self.lease.take() {
+            self.call(
+                "revoke the lease",
+                "/v3/lease/revoke",
+                json!({ "ID": id.to_string() }),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn token(&self) -> Option<u64> {
+        self.held.map(|(_, token)| token)
+    }
+}
+
+/// The raft term recorded with a mark (`"MS OWNER TERM"`; none in older marks).
+pub(super) fn mark_term(kv: &Value) -> Option<u64> {
+    text(&kv["value"])?.split(' ').nth(2)?.parse().ok()
+}
+
+/// What one renewal transaction found.
+enum Renewed {
+    /// Extended (and the mark raised, if it was below).
+    Done,
+    /// The holder key is gone or another claim's.
+    NotHeld,
+    /// The mark was written by another since this owner saw it: read again.
+    MarkChanged,
+}
+
+/// A transaction's condition: `key` was last written at `revision` (0: it does not exist).
+pub(super) fn modified_at(key: &str, revision: u64) -> Value {
+    json!({
+        "key": base64::encode(key.as_bytes()),
+        "result": "EQUAL",
+        "target": "MOD",
+        "mod_revision": revision.to_string(),
+    })
+}
+
+/// A transaction's condition: `key` was created at `revision` (0: it does not exist).
+pub(super) fn created_at(key: &str, revision: u64) -> Value {
+    json!({
+        "key": base64::encode(key.as_bytes()),
+        "result": "EQUAL",
+        "target": "CREATE",
+        "create_revision": revision.to_string(),
+    })
+}
+
+/// A record's key-value, if it is one (its value JSON).
+pub(super) fn record_kv(kv: &Value) -> Option<RecordKv> {
+    Some(RecordKv {
+        mod_revision: number(&kv["mod_revision"])?,
+        value: serde_json::from_str(&text(&kv["value"])?).ok()?,
+    })
+}
+
+/// The key after every key with `prefix` (etcd's `range_end` for a prefix).
+pub(super) fn prefix_end(prefix: &[u8]) -> Vec<u8> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xff {
+            end.push(last + 1);
+            return end;
+        }
+    }
+    vec![0]
+}
+
+/// The `kvs` of a range answer (none when etcd omits the empty list).
+pub(super) fn kvs(range: &Value) -> Vec<Value> {
+    range["kvs"].as_array().cloned().unwrap_or_default()
+}
+
+/// A base64 field as text.
+pub(super) fn text(v: &Value) -> Option<String> {
+    base64::decode(v.as_str()?).and_then(|b| String::from_utf8(b).ok())
+}
+
+/// An int64 field: the gateway writes them as strings; 0 is omitted.
+pub(super) fn number(v: &Value) -> Option<u64> {
+    match v {
+        Value::String(s) => s.parse().ok(),
+        Value::Number(n) => n.as_u64(),
+        _ => None,
+    }
+}
+
+pub(super) fn malformed(action: &'static str, answer: &Value) -> LeaseError {
+    etcd_error(
+        action,
+        StoreErrorKind::Unexpected,
+        format!("an answer without the expected fields: {answer}"),
+    )
+}
+
+/// An etcd failure while `action`, in this crate's terms.
+pub(super) fn etcd_error(
+    action: &'static str,
+    kind: StoreErrorKind,
+    message: impl ToString,
+) -> LeaseError {
+    LeaseError::Store {
+        store: "etcd",
+        action,
+        cause: StoreError::new(kind, message.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prefix_end;
+
+    #[test]
+    fn a_prefix_ends_after_its_last_byte_is_raised() {
+        assert_eq!(prefix_end(b"a/b/"), b"a/b0".to_vec());
+        assert_eq!(prefix_end(b"a\xff"), b"b".to_vec());
+        assert_eq!(prefix_end(b"\xff"), vec![0]);
+    }
+}

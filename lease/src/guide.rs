@@ -1,0 +1,2 @@
+//! The guide to leases (prose only).
+#![doc = include_str!("guide.md")]

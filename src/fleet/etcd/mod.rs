@@ -32,18 +32,29 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod gateway;
+mod client;
 mod operator;
+/// etcd's gRPC messages and clients, generated from `proto/etcd/rpc.proto` by
+/// `tools/etcd-proto` (do not edit; `.ci/etcd-proto-drift` checks it).
+#[allow(
+    missing_docs,
+    unreachable_pub,
+    clippy::all,
+    clippy::pedantic,
+    rustdoc::all
+)]
+mod proto;
 mod security;
 mod store;
+mod txn;
 
-pub use self::gateway::GatewayError;
+pub use self::client::CallError;
 pub use crate::fleet::lease::{Lease, LeaseError};
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use self::gateway::Gateway;
+use self::client::EtcdClient;
 use self::security::Security;
 use self::store::EtcdStore;
 use crate::fleet::fence::Note;
@@ -76,7 +87,7 @@ impl crate::fleet::lease::sealed_backend::Sealed for Etcd {
         layout: &str,
     ) -> Result<EtcdStore, LeaseError> {
         Ok(EtcdStore::new(
-            Gateway::new(self.endpoints.clone(), io_timeout, &self.security),
+            EtcdClient::new(self.endpoints.clone(), io_timeout, &self.security)?,
             (namespace, owner.to_string()),
             ttl,
             layout,

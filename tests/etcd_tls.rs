@@ -216,6 +216,7 @@ fn a_certificate_with_a_common_name_is_the_user_or_carries_a_password_user() {
         text.contains("PermissionDenied") && text.contains("permission denied"),
         "{text}"
     );
+    println!("another user's namespace: {text}");
     // A wrong password with the CN certificate: etcd's answer, not a parser's complaint.
     let err = cn_lease(&cluster.url(), &certs, &certs.ca, "tls")
         .user("minter", Password::new("not-the-password"))
@@ -229,12 +230,14 @@ fn a_certificate_with_a_common_name_is_the_user_or_carries_a_password_user() {
         "{text}"
     );
     assert!(!text.contains("not-the-password") && !format!("{err:?}").contains(PASSWORD));
+    println!("a wrong password: {text}");
     // A wrong CA with the CN certificate: the handshake's cause.
     let err = cn_lease(&cluster.url(), &certs, &certs.other_ca, "cn")
         .acquire(builder())
         .expect_err("a wrong CA");
     let text = err.to_string();
     assert!(text.contains("TLS") && text.contains("UnknownIssuer"), "{text}");
+    println!("a wrong CA: {text}");
 }
 
 /// Over TLS with a CN certificate as the user, minting goes on while the leader is killed

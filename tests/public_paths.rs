@@ -37,7 +37,7 @@ use snowmint::etcd::Etcd as _;
 #[cfg(feature = "etcd")]
 use snowmint::etcd::EtcdLease as _;
 #[cfg(feature = "etcd")]
-use snowmint::etcd::GatewayError as _;
+use snowmint::etcd::CallError as _;
 #[cfg(feature = "etcd")]
 use snowmint::etcd::Lease as _;
 #[cfg(feature = "etcd")]

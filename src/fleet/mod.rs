@@ -7,7 +7,7 @@
 //! | `fence/` | [`Fenced`](crate::Fenced): any source minting only inside the window its [`Keeper`](crate::Keeper) secured; [`FileGuard`](crate::FileGuard), a keeper for one machine |
 //! | `lease/` | [`lease::Lease`]: a node leased from a shared store, the rules every backend shares (features `redis`, `etcd`) |
 //! | `redis/` | the Redis backend and its Lua scripts (feature `redis`) |
-//! | `etcd/` | the etcd v3 backend over its JSON gateway (feature `etcd`) |
+//! | `etcd/` | the etcd v3 backend over its gRPC API (feature `etcd`) |
 //!
 //! `lease/` stands on `fence/` (a lease is a keeper) and on `node/` (its owner's name); each
 //! backend on `lease/`.

@@ -4,14 +4,19 @@
 //! etcd replicates every write through Raft before it answers, so a lease survives the loss
 //! of a minority of the cluster's members, and every claim gets a **fencing token** that only
 //! grows: the holder key's `create_revision` ([`Fenced::token`](crate::Fenced::token)). The
-//! rules are the same as for every backend ([`crate::lease`]); the client speaks to etcd's
-//! JSON gateway (`/v3/...`, etcd 3.4 and later) over `ureq`, a blocking HTTP/1.1 client:
-//! no `protoc`, no async runtime. A secured cluster: `etcds://` with
-//! [`ca_pem`](Lease::ca_pem), [`client_cert_pem`](Lease::client_cert_pem) and
-//! [`user`](Lease::user) ([`crate::docs::fleets`], "Connecting to a secured store").
+//! rules are the same as for every backend ([`crate::lease`]); the client speaks etcd's gRPC
+//! API (etcd 3.4 and later) with tonic, on a current-thread tokio runtime of its own: every
+//! call blocks its caller, bounded by the I/O timeout; no `protoc` (the messages are
+//! generated ahead of time). A secured cluster: `etcds://` with [`ca_pem`](Lease::ca_pem) and
+//! [`client_cert_pem`](Lease::client_cert_pem); the user is the client certificate's common
+//! name (etcd's certificate-as-user authentication, no password), or one set with
+//! [`user`](Lease::user) and a password ([`crate::docs::fleets`], "Connecting to a secured
+//! store"). Every error quotes etcd's answer (its gRPC status and message) or names the step
+//! of the connection that failed ([`CallError`]).
 //!
-//! Files: the URL and the backend here, the gateway client (`gateway.rs`), TLS and the user
-//! (`security.rs`), the keys and transactions (`store.rs`).
+//! Files: the URL and the backend here, the gRPC client and its fail-over (`client.rs`), the
+//! generated messages and clients (`proto.rs`), TLS and the user (`security.rs`), the keys and
+//! transactions (`store.rs`) and their parts (`txn.rs`), the operator's calls (`operator.rs`).
 //!
 //! Keys, per namespace `NS` and node `N`:
 //! - `snowmint/NS/holder/N`: the owner's token, attached to an etcd lease with the TTL;

@@ -30,12 +30,12 @@ use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity
 
 const ROUNDS: usize = 500;
 
-/// Median and 99th percentile of `ROUNDS` renewals over gRPC on `channel`, with `token`.
-fn grpc_renewals(channel: Channel, token: Option<&str>) -> (Duration, Duration) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
+/// Median and 99th percentile of `ROUNDS` renewals over gRPC on `channel` (made in
+/// `runtime`), with `token`.
+fn grpc_renewals(
+    (channel, runtime): (Channel, tokio::runtime::Runtime),
+    token: Option<&str>,
+) -> (Duration, Duration) {
     runtime.block_on(async {
         let mut lease = LeaseClient::new(channel.clone());
         let mut kv = KvClient::new(channel);
@@ -48,8 +48,15 @@ fn grpc_renewals(channel: Channel, token: Option<&str>) -> (Duration, Duration) 
         let mut times = Vec::with_capacity(ROUNDS);
         for i in 0..ROUNDS {
             let start = Instant::now();
-            let once = with_token(tokio_stream::once(LeaseKeepAliveRequest { id: granted.id }), token);
-            let mut answers = lease.lease_keep_alive(once).await.expect("keep-alive").into_inner();
+            let once = with_token(
+                tokio_stream::once(LeaseKeepAliveRequest { id: granted.id }),
+                token,
+            );
+            let mut answers = lease
+                .lease_keep_alive(once)
+                .await
+                .expect("keep-alive")
+                .into_inner();
             let alive = answers.message().await.expect("an answer").expect("one");
             assert!(alive.ttl > 0);
             let put = RequestOp {
@@ -88,7 +95,8 @@ fn with_token<T>(message: T, token: Option<&str>) -> tonic::Request<T> {
     request
 }
 
-/// A lazily connected channel to `endpoint`, with `tls` if given.
+/// A lazily connected channel to `endpoint`, with `tls` if given, and the runtime it runs on
+/// (its worker task is spawned there).
 fn channel(endpoint: &str, tls: Option<ClientTlsConfig>) -> (Channel, tokio::runtime::Runtime) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -134,8 +142,7 @@ fn renewal_round_trip_plain_and_tls() {
     let Some(plain) = EtcdCluster::start("rtt-plain") else {
         return;
     };
-    let (ch, _rt) = channel(&plain.endpoints()[0], None);
-    let (median, p99) = grpc_renewals(ch, None);
+    let (median, p99) = grpc_renewals(channel(&plain.endpoints()[0], None), None);
     println!("renewal round trip, gRPC, plain: median {median:?}, p99 {p99:?} ({ROUNDS} renewals)");
     let agent = etcd::agent(None);
     let (median, p99) = renewals(&agent, &format!("http://{}", plain.endpoints()[0]), None);
@@ -178,8 +185,8 @@ fn renewal_round_trip_plain_and_tls() {
             read(&certs.cn_client.0),
             read(&certs.cn_client.1),
         ));
-    let (ch, _rt) = channel(&secured.endpoints()[0], Some(tls));
-    let (median, p99) = grpc_renewals(ch, Some(&token));
+    let grpc = channel(&secured.endpoints()[0], Some(tls));
+    let (median, p99) = grpc_renewals(grpc, Some(&token));
     println!("renewal round trip, gRPC, TLS + client certificate + token: median {median:?}, p99 {p99:?} ({ROUNDS} renewals)");
     let (median, p99) = renewals(&agent, &base, Some(&token));
     println!("renewal round trip, JSON gateway, TLS + client certificate + token: median {median:?}, p99 {p99:?} ({ROUNDS} renewals)");

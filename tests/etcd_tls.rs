@@ -196,7 +196,9 @@ fn a_certificate_with_a_common_name_is_the_user_or_carries_a_password_user() {
         .expect("acquire as the certificate's user");
     let first = gen.next_id().expect("mints");
     std::thread::sleep(2 * TTL);
-    let later = gen.next_id().expect("still held: renewed as the certificate's user");
+    let later = gen
+        .next_id()
+        .expect("still held: renewed as the certificate's user");
     assert!(later > first);
     assert!(cluster.has_key("snowmint/cn/record"), "in snow's prefix");
     drop(gen);
@@ -236,7 +238,10 @@ fn a_certificate_with_a_common_name_is_the_user_or_carries_a_password_user() {
         .acquire(builder())
         .expect_err("a wrong CA");
     let text = err.to_string();
-    assert!(text.contains("TLS") && text.contains("UnknownIssuer"), "{text}");
+    assert!(
+        text.contains("TLS") && text.contains("UnknownIssuer"),
+        "{text}"
+    );
     println!("a wrong CA: {text}");
 }
 

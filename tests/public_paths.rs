@@ -33,11 +33,11 @@ use snowmint::docs::time as _;
 #[cfg(feature = "etcd")]
 use snowmint::etcd as _;
 #[cfg(feature = "etcd")]
+use snowmint::etcd::CallError as _;
+#[cfg(feature = "etcd")]
 use snowmint::etcd::Etcd as _;
 #[cfg(feature = "etcd")]
 use snowmint::etcd::EtcdLease as _;
-#[cfg(feature = "etcd")]
-use snowmint::etcd::CallError as _;
 #[cfg(feature = "etcd")]
 use snowmint::etcd::Lease as _;
 #[cfg(feature = "etcd")]

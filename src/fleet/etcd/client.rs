@@ -331,9 +331,7 @@ impl EtcdClient {
         let fault = match outcome {
             Ok(Ok(answer)) => return Ok(answer),
             Ok(Err(status)) => classify(&status),
-            Err(_) => Fault::Unreached(format!(
-                "no answer within the I/O timeout ({timeout:?})"
-            )),
+            Err(_) => Fault::Unreached(format!("no answer within the I/O timeout ({timeout:?})")),
         };
         if matches!(fault, Fault::Unreached(_)) {
             self.channels[at] = None;
@@ -342,7 +340,9 @@ impl EtcdClient {
     }
 
     fn runtime(&self) -> &tokio::runtime::Runtime {
-        self.runtime.as_ref().expect("the runtime lives until the client is dropped")
+        self.runtime
+            .as_ref()
+            .expect("the runtime lives until the client is dropped")
     }
 }
 

@@ -124,17 +124,7 @@ pub struct Compare {
 }
 /// Nested message and enum types in `Compare`.
 pub mod compare {
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::prost::Enumeration
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
     #[repr(i32)]
     pub enum CompareResult {
         Equal = 0,
@@ -166,17 +156,7 @@ pub mod compare {
             }
         }
     }
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::prost::Enumeration
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
     #[repr(i32)]
     pub enum CompareTarget {
         Version = 0,
@@ -324,10 +304,10 @@ pub mod kv_client {
         dead_code,
         missing_docs,
         clippy::wildcard_imports,
-        clippy::let_unit_value,
+        clippy::let_unit_value
     )]
-    use tonic::codegen::*;
     use tonic::codegen::http::Uri;
+    use tonic::codegen::*;
     #[derive(Debug, Clone)]
     pub struct KvClient<T> {
         inner: tonic::client::Grpc<T>,
@@ -347,10 +327,7 @@ pub mod kv_client {
             let inner = tonic::client::Grpc::with_origin(inner, origin);
             Self { inner }
         }
-        pub fn with_interceptor<F>(
-            inner: T,
-            interceptor: F,
-        ) -> KvClient<InterceptedService<T, F>>
+        pub fn with_interceptor<F>(inner: T, interceptor: F) -> KvClient<InterceptedService<T, F>>
         where
             F: tonic::service::Interceptor,
             T::ResponseBody: Default,
@@ -360,9 +337,8 @@ pub mod kv_client {
                     <T as tonic::client::GrpcService<tonic::body::Body>>::ResponseBody,
                 >,
             >,
-            <T as tonic::codegen::Service<
-                http::Request<tonic::body::Body>,
-            >>::Error: Into<StdError> + std::marker::Send + std::marker::Sync,
+            <T as tonic::codegen::Service<http::Request<tonic::body::Body>>>::Error:
+                Into<StdError> + std::marker::Send + std::marker::Sync,
         {
             KvClient::new(InterceptedService::new(inner, interceptor))
         }
@@ -401,36 +377,28 @@ pub mod kv_client {
             &mut self,
             request: impl tonic::IntoRequest<super::RangeRequest>,
         ) -> std::result::Result<tonic::Response<super::RangeResponse>, tonic::Status> {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
+            self.inner.ready().await.map_err(|e| {
+                tonic::Status::unknown(format!("Service was not ready: {}", e.into()))
+            })?;
             let codec = tonic_prost::ProstCodec::default();
             let path = http::uri::PathAndQuery::from_static("/etcdserverpb.KV/Range");
             let mut req = request.into_request();
-            req.extensions_mut().insert(GrpcMethod::new("etcdserverpb.KV", "Range"));
+            req.extensions_mut()
+                .insert(GrpcMethod::new("etcdserverpb.KV", "Range"));
             self.inner.unary(req, path, codec).await
         }
         pub async fn txn(
             &mut self,
             request: impl tonic::IntoRequest<super::TxnRequest>,
         ) -> std::result::Result<tonic::Response<super::TxnResponse>, tonic::Status> {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
+            self.inner.ready().await.map_err(|e| {
+                tonic::Status::unknown(format!("Service was not ready: {}", e.into()))
+            })?;
             let codec = tonic_prost::ProstCodec::default();
             let path = http::uri::PathAndQuery::from_static("/etcdserverpb.KV/Txn");
             let mut req = request.into_request();
-            req.extensions_mut().insert(GrpcMethod::new("etcdserverpb.KV", "Txn"));
+            req.extensions_mut()
+                .insert(GrpcMethod::new("etcdserverpb.KV", "Txn"));
             self.inner.unary(req, path, codec).await
         }
     }
@@ -442,10 +410,10 @@ pub mod lease_client {
         dead_code,
         missing_docs,
         clippy::wildcard_imports,
-        clippy::let_unit_value,
+        clippy::let_unit_value
     )]
-    use tonic::codegen::*;
     use tonic::codegen::http::Uri;
+    use tonic::codegen::*;
     #[derive(Debug, Clone)]
     pub struct LeaseClient<T> {
         inner: tonic::client::Grpc<T>,
@@ -478,9 +446,8 @@ pub mod lease_client {
                     <T as tonic::client::GrpcService<tonic::body::Body>>::ResponseBody,
                 >,
             >,
-            <T as tonic::codegen::Service<
-                http::Request<tonic::body::Body>,
-            >>::Error: Into<StdError> + std::marker::Send + std::marker::Sync,
+            <T as tonic::codegen::Service<http::Request<tonic::body::Body>>>::Error:
+                Into<StdError> + std::marker::Send + std::marker::Sync,
         {
             LeaseClient::new(InterceptedService::new(inner, interceptor))
         }
@@ -518,22 +485,13 @@ pub mod lease_client {
         pub async fn lease_grant(
             &mut self,
             request: impl tonic::IntoRequest<super::LeaseGrantRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::LeaseGrantResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
+        ) -> std::result::Result<tonic::Response<super::LeaseGrantResponse>, tonic::Status>
+        {
+            self.inner.ready().await.map_err(|e| {
+                tonic::Status::unknown(format!("Service was not ready: {}", e.into()))
+            })?;
             let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/etcdserverpb.Lease/LeaseGrant",
-            );
+            let path = http::uri::PathAndQuery::from_static("/etcdserverpb.Lease/LeaseGrant");
             let mut req = request.into_request();
             req.extensions_mut()
                 .insert(GrpcMethod::new("etcdserverpb.Lease", "LeaseGrant"));
@@ -542,22 +500,13 @@ pub mod lease_client {
         pub async fn lease_revoke(
             &mut self,
             request: impl tonic::IntoRequest<super::LeaseRevokeRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::LeaseRevokeResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
+        ) -> std::result::Result<tonic::Response<super::LeaseRevokeResponse>, tonic::Status>
+        {
+            self.inner.ready().await.map_err(|e| {
+                tonic::Status::unknown(format!("Service was not ready: {}", e.into()))
+            })?;
             let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/etcdserverpb.Lease/LeaseRevoke",
-            );
+            let path = http::uri::PathAndQuery::from_static("/etcdserverpb.Lease/LeaseRevoke");
             let mut req = request.into_request();
             req.extensions_mut()
                 .insert(GrpcMethod::new("etcdserverpb.Lease", "LeaseRevoke"));
@@ -565,25 +514,16 @@ pub mod lease_client {
         }
         pub async fn lease_keep_alive(
             &mut self,
-            request: impl tonic::IntoStreamingRequest<
-                Message = super::LeaseKeepAliveRequest,
-            >,
+            request: impl tonic::IntoStreamingRequest<Message = super::LeaseKeepAliveRequest>,
         ) -> std::result::Result<
             tonic::Response<tonic::codec::Streaming<super::LeaseKeepAliveResponse>>,
             tonic::Status,
         > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
+            self.inner.ready().await.map_err(|e| {
+                tonic::Status::unknown(format!("Service was not ready: {}", e.into()))
+            })?;
             let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/etcdserverpb.Lease/LeaseKeepAlive",
-            );
+            let path = http::uri::PathAndQuery::from_static("/etcdserverpb.Lease/LeaseKeepAlive");
             let mut req = request.into_streaming_request();
             req.extensions_mut()
                 .insert(GrpcMethod::new("etcdserverpb.Lease", "LeaseKeepAlive"));
@@ -592,22 +532,13 @@ pub mod lease_client {
         pub async fn lease_time_to_live(
             &mut self,
             request: impl tonic::IntoRequest<super::LeaseTimeToLiveRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::LeaseTimeToLiveResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
+        ) -> std::result::Result<tonic::Response<super::LeaseTimeToLiveResponse>, tonic::Status>
+        {
+            self.inner.ready().await.map_err(|e| {
+                tonic::Status::unknown(format!("Service was not ready: {}", e.into()))
+            })?;
             let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/etcdserverpb.Lease/LeaseTimeToLive",
-            );
+            let path = http::uri::PathAndQuery::from_static("/etcdserverpb.Lease/LeaseTimeToLive");
             let mut req = request.into_request();
             req.extensions_mut()
                 .insert(GrpcMethod::new("etcdserverpb.Lease", "LeaseTimeToLive"));
@@ -622,10 +553,10 @@ pub mod auth_client {
         dead_code,
         missing_docs,
         clippy::wildcard_imports,
-        clippy::let_unit_value,
+        clippy::let_unit_value
     )]
-    use tonic::codegen::*;
     use tonic::codegen::http::Uri;
+    use tonic::codegen::*;
     #[derive(Debug, Clone)]
     pub struct AuthClient<T> {
         inner: tonic::client::Grpc<T>,
@@ -645,10 +576,7 @@ pub mod auth_client {
             let inner = tonic::client::Grpc::with_origin(inner, origin);
             Self { inner }
         }
-        pub fn with_interceptor<F>(
-            inner: T,
-            interceptor: F,
-        ) -> AuthClient<InterceptedService<T, F>>
+        pub fn with_interceptor<F>(inner: T, interceptor: F) -> AuthClient<InterceptedService<T, F>>
         where
             F: tonic::service::Interceptor,
             T::ResponseBody: Default,
@@ -658,9 +586,8 @@ pub mod auth_client {
                     <T as tonic::client::GrpcService<tonic::body::Body>>::ResponseBody,
                 >,
             >,
-            <T as tonic::codegen::Service<
-                http::Request<tonic::body::Body>,
-            >>::Error: Into<StdError> + std::marker::Send + std::marker::Sync,
+            <T as tonic::codegen::Service<http::Request<tonic::body::Body>>>::Error:
+                Into<StdError> + std::marker::Send + std::marker::Sync,
         {
             AuthClient::new(InterceptedService::new(inner, interceptor))
         }
@@ -698,22 +625,13 @@ pub mod auth_client {
         pub async fn authenticate(
             &mut self,
             request: impl tonic::IntoRequest<super::AuthenticateRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::AuthenticateResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
+        ) -> std::result::Result<tonic::Response<super::AuthenticateResponse>, tonic::Status>
+        {
+            self.inner.ready().await.map_err(|e| {
+                tonic::Status::unknown(format!("Service was not ready: {}", e.into()))
+            })?;
             let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/etcdserverpb.Auth/Authenticate",
-            );
+            let path = http::uri::PathAndQuery::from_static("/etcdserverpb.Auth/Authenticate");
             let mut req = request.into_request();
             req.extensions_mut()
                 .insert(GrpcMethod::new("etcdserverpb.Auth", "Authenticate"));

@@ -307,7 +307,10 @@ impl EtcdStore {
         let (holder, mark) = (self.holder_key(node), self.mark_key(node));
         let value = format!("{want} {} {}", self.owner, self.raft_term);
         let request = txn(
-            vec![created_at(&holder, token), modified_at(&mark, self.mark_rev)],
+            vec![
+                created_at(&holder, token),
+                modified_at(&mark, self.mark_rev),
+            ],
             if raise {
                 vec![put(&mark, &value, 0)]
             } else {

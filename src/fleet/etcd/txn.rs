@@ -25,7 +25,11 @@ pub(super) fn txn(
 
 /// A transaction's condition: `key` was last written at `revision` (0: it does not exist).
 pub(super) fn modified_at(key: &str, revision: u64) -> Compare {
-    equal(key, CompareTarget::Mod, TargetUnion::ModRevision(signed(revision)))
+    equal(
+        key,
+        CompareTarget::Mod,
+        TargetUnion::ModRevision(signed(revision)),
+    )
 }
 
 /// A transaction's condition: `key` was created at `revision` (0: it does not exist).

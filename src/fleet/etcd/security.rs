@@ -11,6 +11,9 @@ use super::Etcd;
 use crate::fleet::fence::Note;
 use crate::fleet::lease::{Lease, LeaseError, Password};
 
+/// A PEM text, shared by the lease's clones.
+type Pem = Arc<[u8]>;
+
 /// The connection settings of an etcd lease beyond its endpoints. Its `Debug` shows what is
 /// set, never a key or the password.
 #[derive(Clone, Default)]
@@ -19,10 +22,10 @@ pub(crate) struct Security {
     pub(crate) tls: bool,
     /// The PEM text of the CA certificates that sign the members' certificates, and how
     /// many it holds; `None`: the webpki roots.
-    roots: Option<(Arc<[u8]>, usize)>,
+    roots: Option<(Pem, usize)>,
     /// The PEM texts of the client certificate (with its chain) and its key, for
     /// `--client-cert-auth`.
-    client: Option<(Arc<[u8]>, Arc<[u8]>)>,
+    client: Option<(Pem, Pem)>,
     /// etcd's user and password, for `Authenticate`; none: the client certificate's common
     /// name is the user (or authentication is off).
     pub(crate) user: Option<(String, Password)>,

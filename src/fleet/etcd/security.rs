@@ -11,8 +11,8 @@ use super::Etcd;
 use crate::fleet::fence::Note;
 use crate::fleet::lease::{Lease, LeaseError, Password};
 
-/// A PEM text, shared by the lease's clones.
-type Pem = Arc<[u8]>;
+/// The PEM texts of a client certificate (with its chain) and of its key.
+type ClientPem = (Vec<u8>, Vec<u8>);
 
 /// The connection settings of an etcd lease beyond its endpoints. Its `Debug` shows what is
 /// set, never a key or the password.
@@ -22,10 +22,10 @@ pub(crate) struct Security {
     pub(crate) tls: bool,
     /// The PEM text of the CA certificates that sign the members' certificates, and how
     /// many it holds; `None`: the webpki roots.
-    roots: Option<(Pem, usize)>,
+    roots: Option<Arc<(Vec<u8>, usize)>>,
     /// The PEM texts of the client certificate (with its chain) and its key, for
     /// `--client-cert-auth`.
-    client: Option<(Pem, Pem)>,
+    client: Option<Arc<ClientPem>>,
     /// etcd's user and password, for `Authenticate`; none: the client certificate's common
     /// name is the user (or authentication is off).
     pub(crate) user: Option<(String, Password)>,
@@ -35,7 +35,7 @@ impl core::fmt::Debug for Security {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Security")
             .field("tls", &self.tls)
-            .field("ca_certificates", &self.roots.as_ref().map(|(_, n)| *n))
+            .field("ca_certificates", &self.roots.as_ref().map(|r| r.1))
             .field("client_certificate", &self.client.is_some())
             .field("user", &self.user)
             .finish()
@@ -56,7 +56,7 @@ impl Security {
         const ACTION: &str = "read the CA certificates";
         self.need_tls(ACTION)?;
         let count = certificates(pem, ACTION)?;
-        self.roots = Some((Arc::from(pem), count));
+        self.roots = Some(Arc::new((pem.to_vec(), count)));
         Ok(())
     }
 
@@ -71,7 +71,7 @@ impl Security {
                 format!("no private key in the key's PEM text ({e})"),
             )
         })?;
-        self.client = Some((Arc::from(cert_pem), Arc::from(key_pem)));
+        self.client = Some(Arc::new((cert_pem.to_vec(), key_pem.to_vec())));
         Ok(())
     }
 
@@ -85,11 +85,11 @@ impl Security {
         }
         let mut config = ClientTlsConfig::new().timeout(timeout);
         config = match &self.roots {
-            Some((pem, _)) => config.ca_certificate(Certificate::from_pem(pem)),
+            Some(roots) => config.ca_certificate(Certificate::from_pem(&roots.0)),
             None => config.with_webpki_roots(),
         };
-        if let Some((cert, key)) = &self.client {
-            config = config.identity(Identity::from_pem(cert, key));
+        if let Some(client) = &self.client {
+            config = config.identity(Identity::from_pem(&client.0, &client.1));
         }
         Some(config)
     }

@@ -214,3 +214,64 @@ fn serve_leases_from_rediss_as_an_acl_user_and_refuses_bad_credentials() {
         .expect("run");
     assert!(!out.status.success());
 }
+
+/// The flags of a lease on `url` presenting the client certificate with `CN=snow`.
+fn cn_flags(url: &str, certs: &Certs) -> Vec<String> {
+    [
+        "--workers",
+        "2",
+        "--lease",
+        url,
+        "--ttl",
+        "3s",
+        "--lease-timeout",
+        "1s",
+        "--lease-cacert",
+        &s(&certs.ca),
+        "--lease-cert",
+        &s(&certs.cn_client.0),
+        "--lease-key",
+        &s(&certs.cn_client.1),
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect()
+}
+
+/// A client certificate with a common name, as PKIs issue them: with no `--lease-user` the
+/// CN is etcd's user (certificate-as-user, a user with no password); with `--lease-user` and
+/// a password, that user.
+#[test]
+fn serve_leases_from_etcd_as_the_certificates_common_name_or_a_password_user() {
+    let (certs, password_file) = certs("serve-etcd-cn");
+    let tls = Tls {
+        ca: certs.ca.clone(),
+        client_certs: vec![certs.server.clone()],
+        peer_cert: certs.server.clone(),
+        harness: certs.tls_config(),
+    };
+    let Some(mut cluster) = EtcdCluster::start_tls("serve-etcd-cn", tls) else {
+        return;
+    };
+    cluster.add_certificate_user("snow", "snowmint/cn/", "snowmint/cn0");
+    cluster.add_user("minter", PASSWORD, "snowmint/tls/", "snowmint/tls0");
+    cluster.enable_auth("root-secret");
+    let mut as_cn = cn_flags(&cluster.url(), &certs);
+    as_cn.extend(["--namespace".to_string(), "cn".to_string()]);
+    mints_and_keeps_the_password_to_itself(&as_cn);
+    assert!(cluster.has_key("snowmint/cn/record"), "written as snow");
+    let mut with_user = cn_flags(&cluster.url(), &certs);
+    with_user.extend(
+        [
+            "--namespace",
+            "tls",
+            "--lease-user",
+            "minter",
+            "--lease-password-file",
+            &s(&password_file),
+        ]
+        .map(String::from),
+    );
+    mints_and_keeps_the_password_to_itself(&with_user);
+    assert!(cluster.has_key("snowmint/tls/record"), "written as minter");
+}

@@ -194,15 +194,21 @@ fn bad_settings_are_clear_errors() {
     );
 }
 
-/// A proxy in front of one etcd member's JSON gateway that can go silent (it reads requests
-/// and answers none) and can drop the reply to the next claim (a transaction conditioned on
-/// a key not existing: `"create_revision":"0"`) after etcd applied it.
+/// A TCP proxy in front of one etcd member's gRPC port that can go silent (it forwards
+/// nothing, either way, on any connection, until the client gives up on it) and can drop the
+/// reply to the next claim after etcd applied it: the claim is the transaction conditioned on
+/// node 5's holder key not existing (`create_revision` 0, protobuf field 5 with the value 0
+/// right after the key), and once it has gone up, nothing comes back on that connection,
+/// which is cut a moment later.
 struct Proxy {
     port: u16,
     silent: Arc<AtomicBool>,
     drop_next_claim: Arc<AtomicBool>,
     dropped: Arc<AtomicBool>,
 }
+
+/// The bytes that end the claim's condition: the key, then `create_revision = 0`.
+const CLAIM: &[u8] = b"/holder/5\x28\x00";
 
 impl Proxy {
     fn start(member_port: u16) -> Proxy {
@@ -215,7 +221,7 @@ impl Proxy {
         std::thread::spawn(move || {
             for conn in listener.incoming().flatten() {
                 let (s, d, dd) = (s.clone(), d.clone(), dd.clone());
-                std::thread::spawn(move || Proxy::serve(conn, member_port, &s, &d, &dd));
+                std::thread::spawn(move || Proxy::serve(conn, member_port, s, d, dd));
             }
         });
         Proxy {
@@ -226,60 +232,83 @@ impl Proxy {
         }
     }
 
-    /// One exchange: the request read whole, forwarded, the reply read to its end.
+    /// One connection: bytes pumped both ways until either side closes.
     fn serve(
-        mut conn: TcpStream,
+        conn: TcpStream,
         member_port: u16,
-        silent: &AtomicBool,
-        drop_next_claim: &AtomicBool,
-        dropped: &AtomicBool,
+        silent: Arc<AtomicBool>,
+        drop_next_claim: Arc<AtomicBool>,
+        dropped: Arc<AtomicBool>,
     ) {
-        let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
-        let mut req = Vec::new();
-        let mut buf = [0_u8; 4096];
-        let whole = loop {
-            let Ok(n) = conn.read(&mut buf) else { return };
-            if n == 0 {
-                return;
-            }
-            req.extend_from_slice(&buf[..n]);
-            let text = String::from_utf8_lossy(&req).into_owned();
-            if let Some((head, body)) = text.split_once("\r\n\r\n") {
-                let len = head
-                    .lines()
-                    .find_map(|l| {
-                        let (name, value) = l.split_once(':')?;
-                        name.eq_ignore_ascii_case("content-length").then_some(value)
-                    })
-                    .and_then(|v| v.trim().parse::<usize>().ok())
-                    .unwrap_or(0);
-                if body.len() >= len {
-                    break text;
-                }
-            }
-        };
-        // Relaxed (all three flags): each is a switch read once per request.
+        // Relaxed (every flag here): each is a switch read once per chunk of bytes.
         if silent.load(Ordering::Relaxed) {
             // Hold the connection unanswered until the client gives up on it.
-            let _ = conn.read(&mut buf);
+            let mut sink = Vec::new();
+            let _ = (&conn).read_to_end(&mut sink);
             return;
         }
-        let Ok(mut up) = TcpStream::connect(("127.0.0.1", member_port)) else {
+        let Ok(up) = TcpStream::connect(("127.0.0.1", member_port)) else {
             return;
         };
-        // One exchange per connection, both ways: the member closes after its reply.
-        let whole = whole.replacen("\r\n", "\r\nConnection: close\r\n", 1);
-        let mut reply = Vec::new();
-        if up.write_all(whole.as_bytes()).is_err() || up.read_to_end(&mut reply).is_err() {
+        // Set once this connection went silent or carried the dropped claim: it forwards
+        // nothing more.
+        let dead = Arc::new(AtomicBool::new(false));
+        let (Ok(conn2), Ok(up2)) = (conn.try_clone(), up.try_clone()) else {
             return;
+        };
+        let (dead2, silent2) = (dead.clone(), silent.clone());
+        let down = std::thread::spawn(move || Proxy::pump(up2, conn2, &silent2, &dead2, |_| false));
+        let (mut conn3, mut up3) = (conn.try_clone().ok(), up.try_clone().ok());
+        let dead3 = dead.clone();
+        let mut window: Vec<u8> = Vec::new();
+        Proxy::pump(conn, up, &silent, &dead, |chunk| {
+            window.extend_from_slice(chunk);
+            let seen = window.windows(CLAIM.len()).any(|w| w == CLAIM);
+            let keep = window.len().saturating_sub(CLAIM.len());
+            window.drain(..keep);
+            if seen && drop_next_claim.swap(false, Ordering::Relaxed) {
+                dropped.store(true, Ordering::Relaxed);
+                dead3.store(true, Ordering::Relaxed);
+                // Forwarded (below); the reply is not. Cut once etcd surely applied it.
+                let (c, u) = (conn3.take(), up3.take());
+                std::thread::spawn(move || {
+                    std::thread::sleep(Duration::from_millis(500));
+                    for s in [c, u].into_iter().flatten() {
+                        let _ = s.shutdown(std::net::Shutdown::Both);
+                    }
+                });
+                return true;
+            }
+            false
+        });
+        let _ = down.join();
+    }
+
+    /// Copies `from` to `to` until either closes; nothing once `dead` or `silent` (which
+    /// makes the connection dead). `watch` sees each chunk first: `true` forwards that chunk
+    /// even though it made the connection dead.
+    fn pump(
+        mut from: TcpStream,
+        mut to: TcpStream,
+        silent: &AtomicBool,
+        dead: &AtomicBool,
+        mut watch: impl FnMut(&[u8]) -> bool,
+    ) {
+        let mut buf = [0_u8; 16 * 1024];
+        loop {
+            let n = match from.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            if silent.load(Ordering::Relaxed) {
+                dead.store(true, Ordering::Relaxed);
+            }
+            let forced = watch(&buf[..n]);
+            if (forced || !dead.load(Ordering::Relaxed)) && to.write_all(&buf[..n]).is_err() {
+                break;
+            }
         }
-        if whole.contains(r#""create_revision":"0""#)
-            && drop_next_claim.swap(false, Ordering::Relaxed)
-        {
-            dropped.store(true, Ordering::Relaxed);
-            return;
-        }
-        let _ = conn.write_all(&reply);
+        let _ = to.shutdown(std::net::Shutdown::Write);
     }
 }
 

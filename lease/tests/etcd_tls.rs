@@ -168,3 +168,141 @@ fn every_bad_credential_is_a_clear_error_naming_the_endpoint() {
         &[&eps[0], "permission denied"],
     );
 }
+
+/// A lease on `url` presenting the certificate with `CN=snow`, trusting the CA `ca`.
+fn cn_lease(url: &str, certs: &Certs, ca: &PathBuf, namespace: &str) -> LeaseBuilder<Etcd> {
+    EtcdLease::builder(url)
+        .unwrap()
+        .ca_pem(&read(ca))
+        .unwrap()
+        .client_cert_pem(&read(&certs.cn_client.0), &read(&certs.cn_client.1))
+        .unwrap()
+        .namespace(namespace)
+        .ttl(TTL)
+        .margin(MARGIN)
+        .io_timeout(Duration::from_secs(1))
+        .max_wait(Duration::from_secs(30))
+}
+
+/// A client certificate with a common name, as operators' PKIs issue them (the case etcd's
+/// JSON gateway refused): alone, it is the user (certificate-as-user, no password: user
+/// `snow` has none); with a password user, that user; a wrong password or a wrong CA is an
+/// error naming the cause.
+#[test]
+fn a_certificate_with_a_common_name_is_the_user_or_carries_a_password_user() {
+    let certs = certs("etcd-tls-cn");
+    let Some(cluster) = secured("etcd-tls-cn", &certs, vec![certs.server.clone()]) else {
+        return;
+    };
+    cluster.add_certificate_user("snow", "snowmint/cn/", "snowmint/cn0");
+    let builder = || Generator::builder(Layout::TWITTER).clock(WallClock);
+    // Certificate-as-user: no token, etcd takes the CN for the user.
+    let gen = cn_lease(&cluster.url(), &certs, &certs.ca, "cn")
+        .build()
+        .unwrap()
+        .acquire(builder())
+        .expect("acquire as the certificate's user");
+    let first = gen.next_id().expect("mints");
+    std::thread::sleep(2 * TTL);
+    let later = gen
+        .next_id()
+        .expect("still held: renewed as the certificate's user");
+    assert!(later > first);
+    assert!(cluster.has_key("snowmint/cn/record"), "in snow's prefix");
+    drop(gen);
+    // The same certificate with a password user: the token's user (minter), not the CN's.
+    let gen = cn_lease(&cluster.url(), &certs, &certs.ca, "tls")
+        .user("minter", Password::new(PASSWORD))
+        .build()
+        .unwrap()
+        .acquire(builder())
+        .expect("acquire as the password user with a CN certificate");
+    gen.next_id().expect("mints");
+    drop(gen);
+    // The CN's user may not write minter's prefix: etcd's refusal, quoted.
+    let err = cn_lease(&cluster.url(), &certs, &certs.ca, "tls")
+        .build()
+        .unwrap()
+        .acquire(builder())
+        .expect_err("snow may not write snowmint/tls/");
+    let text = err.to_string();
+    assert!(
+        text.contains("PermissionDenied") && text.contains("permission denied"),
+        "{text}"
+    );
+    println!("another user's namespace: {text}");
+    // A wrong password with the CN certificate: etcd's answer, not a parser's complaint.
+    let err = cn_lease(&cluster.url(), &certs, &certs.ca, "tls")
+        .user("minter", Password::new("not-the-password"))
+        .build()
+        .unwrap()
+        .acquire(builder())
+        .expect_err("a wrong password");
+    let text = err.to_string();
+    assert!(
+        text.contains("authenticate as user \"minter\"")
+            && text.contains("InvalidArgument")
+            && text.contains("authentication failed"),
+        "{text}"
+    );
+    assert!(!text.contains("not-the-password") && !format!("{err:?}").contains(PASSWORD));
+    println!("a wrong password: {text}");
+    // A wrong CA with the CN certificate: the handshake's cause.
+    let err = cn_lease(&cluster.url(), &certs, &certs.other_ca, "cn")
+        .build()
+        .unwrap()
+        .acquire(builder())
+        .expect_err("a wrong CA");
+    let text = err.to_string();
+    assert!(
+        text.contains("TLS") && text.contains("UnknownIssuer"),
+        "{text}"
+    );
+    println!("a wrong CA: {text}");
+}
+
+/// Over TLS with a CN certificate as the user, minting goes on while the leader is killed
+/// (and comes back): the calls fail over to the other members.
+#[test]
+fn a_certificate_user_mints_through_the_loss_of_the_leader() {
+    let certs = certs("etcd-tls-leader");
+    let Some(mut cluster) = secured("etcd-tls-leader", &certs, vec![certs.server.clone()]) else {
+        return;
+    };
+    cluster.add_certificate_user("snow", "snowmint/cn/", "snowmint/cn0");
+    let gen = cn_lease(&cluster.url(), &certs, &certs.ca, "cn")
+        .build()
+        .unwrap()
+        .acquire(Generator::builder(Layout::TWITTER).clock(WallClock))
+        .expect("acquire as the certificate's user");
+    let mut last = gen.next_id().expect("mints");
+    let leader = cluster.leader();
+    cluster.kill(leader);
+    // Through the election and past several renewals, on a loaded machine too.
+    let end = std::time::Instant::now() + 4 * TTL;
+    let mut minted = 0;
+    while std::time::Instant::now() < end {
+        match gen.next_id() {
+            Ok(id) => {
+                assert!(id > last, "IDs only grow");
+                last = id;
+                minted += 1;
+            }
+            Err(snowmint::fence::FenceError::Fenced { .. }) => {}
+            Err(e) => panic!("the lease must survive the leader's loss: {e}"),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!gen.is_lost());
+    cluster.restart(leader);
+    let after = loop {
+        match gen.next_id() {
+            Ok(id) => break id,
+            Err(snowmint::fence::FenceError::Fenced { .. }) => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => panic!("{e}"),
+        }
+    };
+    assert!(after > last && minted > 0);
+}

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::{Lease, LeaseBuilder, LeaseError};
 
-use super::gateway::Gateway;
+use super::client::EtcdClient;
 use super::security::Security;
 use super::store::EtcdStore;
 
@@ -37,7 +37,7 @@ impl crate::Backend for Etcd {
         layout: &str,
     ) -> Result<EtcdStore, LeaseError> {
         Ok(EtcdStore::new(
-            Gateway::new(self.endpoints.clone(), io_timeout, &self.security),
+            EtcdClient::new(self.endpoints.clone(), io_timeout, &self.security)?,
             (namespace, owner.to_string()),
             ttl,
             layout,

@@ -5,10 +5,11 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::gateway::base64;
-use super::store::{kvs, modified_at, number, prefix_end, record_kv, text, EtcdStore};
+use super::proto::{KeyValue, LeaseTimeToLiveRequest};
+use super::store::{failed, number, record_kv, EtcdStore};
+use super::txn::{modified_at, prefixed, put, text, txn, unsigned};
 use crate::{FloorRaised, LeaseError, NamespaceState, NodeState, RecordState};
 
 /// Marks per transaction: two operations each (a compare, a put), below etcd's default
@@ -18,22 +19,14 @@ const MARKS_PER_TXN: usize = 50;
 const ROUNDS: usize = 16;
 
 /// Every key of the namespace (`snowmint/NS/...`), read at one revision.
-fn read_all(store: &mut EtcdStore) -> Result<Vec<Value>, LeaseError> {
+fn read_all(store: &mut EtcdStore) -> Result<Vec<KeyValue>, LeaseError> {
     let prefix = store.prefix.clone();
-    let body = json!({
-        "key": base64::encode(prefix.as_bytes()),
-        "range_end": base64::encode(&prefix_end(prefix.as_bytes())),
-    });
-    Ok(kvs(&store.call(
-        "read the namespace",
-        "/v3/kv/range",
-        body,
-    )?))
+    Ok(store.range("read the namespace", prefixed(&prefix))?.kvs)
 }
 
 /// `"MS OWNER TERM"`: the milliseconds and the owner.
-fn mark_of(kv: &Value) -> Option<(u64, String)> {
-    let value = text(&kv["value"])?;
+fn mark_of(kv: &KeyValue) -> Option<(u64, String)> {
+    let value = text(&kv.value)?;
     let mut parts = value.split(' ');
     let ms = parts.next()?.parse().ok()?;
     Some((ms, parts.next().unwrap_or("").to_string()))
@@ -56,7 +49,7 @@ pub(super) fn list(store: &mut EtcdStore) -> Result<NamespaceState, LeaseError> 
     let mut record = None;
     let mut leases = Vec::new();
     for kv in read_all(store)? {
-        let Some(key) = text(&kv["key"]) else {
+        let Some(key) = text(&kv.key) else {
             continue;
         };
         let Some(rest) = key.strip_prefix(prefix.as_str()) else {
@@ -66,10 +59,10 @@ pub(super) fn list(store: &mut EtcdStore) -> Result<NamespaceState, LeaseError> 
             record = record_kv(&kv).map(|r| record_state(&r.value));
         } else if let Some(node) = rest.strip_prefix("holder/").and_then(|n| n.parse().ok()) {
             let n = nodes.entry(node).or_insert_with(|| blank(node));
-            n.holder = text(&kv["value"]);
-            n.token = number(&kv["create_revision"]);
-            if let Some(id) = number(&kv["lease"]) {
-                leases.push((node, id));
+            n.holder = text(&kv.value).map(str::to_string);
+            n.token = Some(unsigned(kv.create_revision)).filter(|&t| t > 0);
+            if kv.lease != 0 {
+                leases.push((node, kv.lease));
             }
         } else if let Some(node) = rest.strip_prefix("mark/").and_then(|n| n.parse().ok()) {
             let n = nodes.entry(node).or_insert_with(|| blank(node));
@@ -80,16 +73,15 @@ pub(super) fn list(store: &mut EtcdStore) -> Result<NamespaceState, LeaseError> 
         }
     }
     for (node, id) in leases {
-        let body = json!({ "ID": id.to_string() });
-        let left = store.call("read a lease's time to live", "/v3/lease/timetolive", body)?;
-        // -1 (or omitted): the lease expired since the read.
-        let secs = match &left["TTL"] {
-            Value::String(s) => s.parse::<i64>().ok(),
-            Value::Number(n) => n.as_i64(),
-            _ => None,
-        };
+        let request = LeaseTimeToLiveRequest { id, keys: false };
+        let left = store
+            .client
+            .lease_time_to_live(request)
+            .map_err(|e| failed("read a lease's time to live", e))?;
+        store.saw_term(left.header.as_ref());
+        // -1: the lease expired since the read.
         if let Some(n) = nodes.get_mut(&node) {
-            n.lease_left = Some(Duration::from_secs(secs.unwrap_or(0).max(0).unsigned_abs()));
+            n.lease_left = Some(Duration::from_secs(unsigned(left.ttl)));
         }
     }
     Ok(NamespaceState {
@@ -123,7 +115,7 @@ pub(super) fn raise_floor(store: &mut EtcdStore, to: u64) -> Result<FloorRaised,
         // The record first: once it holds the floor, every later claim starts above it.
         let record = all
             .iter()
-            .find(|kv| text(&kv["key"]).as_deref() == Some(record_key.as_str()))
+            .find(|kv| text(&kv.key) == Some(record_key.as_str()))
             .and_then(record_kv);
         let record_done = match record {
             None => true,
@@ -135,11 +127,8 @@ pub(super) fn raise_floor(store: &mut EtcdStore, to: u64) -> Result<FloorRaised,
                 } else {
                     let mut value = r.value.clone();
                     value["floor_ms"] = Value::String(to.to_string());
-                    let put = vec![json!({ "request_put": {
-                        "key": base64::encode(record_key.as_bytes()),
-                        "value": base64::encode(value.to_string().as_bytes()),
-                    } })];
-                    let done = txn(store, vec![modified_at(&record_key, r.mod_revision)], put)?;
+                    let write = vec![put(&record_key, &value.to_string(), 0)];
+                    let done = apply(store, vec![modified_at(&record_key, r.mod_revision)], write)?;
                     if done {
                         floor = Some(to);
                     }
@@ -153,7 +142,7 @@ pub(super) fn raise_floor(store: &mut EtcdStore, to: u64) -> Result<FloorRaised,
         let mut kept = 0;
         let mut below = Vec::new();
         for kv in &all {
-            let Some(key) = text(&kv["key"]) else {
+            let Some(key) = text(&kv.key) else {
                 continue;
             };
             let Some(node) = key
@@ -165,7 +154,7 @@ pub(super) fn raise_floor(store: &mut EtcdStore, to: u64) -> Result<FloorRaised,
             };
             match mark_of(kv) {
                 Some((ms, _)) if ms >= to => kept += usize::from(!raised.contains(&node)),
-                _ => below.push((node, key, number(&kv["mod_revision"]).unwrap_or(0))),
+                _ => below.push((node, key.to_string(), unsigned(kv.mod_revision))),
             }
         }
         let mut conflict = false;
@@ -176,14 +165,9 @@ pub(super) fn raise_floor(store: &mut EtcdStore, to: u64) -> Result<FloorRaised,
                 .collect();
             let puts = chunk
                 .iter()
-                .map(|(_, k, _)| {
-                    json!({ "request_put": {
-                        "key": base64::encode(k.as_bytes()),
-                        "value": base64::encode(format!("{to} raise-floor").as_bytes()),
-                    } })
-                })
+                .map(|(_, k, _)| put(k, &format!("{to} raise-floor"), 0))
                 .collect();
-            if txn(store, compares, puts)? {
+            if apply(store, compares, puts)? {
                 raised.extend(chunk.iter().map(|(n, _, _)| *n));
             } else {
                 conflict = true;
@@ -205,10 +189,13 @@ pub(super) fn raise_floor(store: &mut EtcdStore, to: u64) -> Result<FloorRaised,
 }
 
 /// A transaction of `compares` and `puts`: whether it applied.
-fn txn(store: &mut EtcdStore, compares: Vec<Value>, puts: Vec<Value>) -> Result<bool, LeaseError> {
-    let body = json!({ "compare": compares, "success": puts, "failure": [] });
-    let answer = store.call("raise the namespace's floor", "/v3/kv/txn", body)?;
-    Ok(answer["succeeded"].as_bool() == Some(true))
+fn apply(
+    store: &mut EtcdStore,
+    compares: Vec<super::proto::Compare>,
+    puts: Vec<super::proto::RequestOp>,
+) -> Result<bool, LeaseError> {
+    let request = txn(compares, puts, Vec::new());
+    Ok(store.txn("raise the namespace's floor", request)?.succeeded)
 }
 
 impl crate::Admin for EtcdStore {

@@ -3,22 +3,30 @@
 
 use std::sync::Arc;
 
-use ureq::tls::{parse_pem, Certificate, ClientCert, PemItem, PrivateKey, RootCerts, TlsConfig};
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+use tonic::transport::{Certificate, ClientTlsConfig, Identity};
 
 use super::Etcd;
 use crate::{Lease, LeaseBuilder, LeaseError, Password};
+
+/// The PEM texts of a client certificate (with its chain) and of its key.
+type ClientPem = (Vec<u8>, Vec<u8>);
 
 /// The connection settings of an etcd lease beyond its endpoints. Its `Debug` shows what is
 /// set, never a key or the password.
 #[derive(Clone, Default)]
 pub(crate) struct Security {
-    /// `https` to every endpoint (`etcds://`, or `https://` before each).
+    /// TLS to every endpoint (`etcds://`, or `https://` before each).
     pub(crate) tls: bool,
-    /// The CA certificates that sign the members' certificates; `None`: the webpki roots.
-    roots: Option<Arc<Vec<Certificate<'static>>>>,
-    /// The client certificate (with its chain) and key, for `--client-cert-auth`.
-    client: Option<ClientCert>,
-    /// etcd's user and password, for `/v3/auth/authenticate`.
+    /// The PEM text of the CA certificates that sign the members' certificates, and how
+    /// many it holds; `None`: the webpki roots.
+    roots: Option<Arc<(Vec<u8>, usize)>>,
+    /// The PEM texts of the client certificate (with its chain) and its key, for
+    /// `--client-cert-auth`.
+    client: Option<Arc<ClientPem>>,
+    /// etcd's user and password, for `Authenticate`; none: the client certificate's common
+    /// name is the user (or authentication is off).
     pub(crate) user: Option<(String, Password)>,
 }
 
@@ -26,7 +34,7 @@ impl core::fmt::Debug for Security {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Security")
             .field("tls", &self.tls)
-            .field("ca_certificates", &self.roots.as_ref().map(|r| r.len()))
+            .field("ca_certificates", &self.roots.as_ref().map(|r| r.1))
             .field("client_certificate", &self.client.is_some())
             .field("user", &self.user)
             .finish()
@@ -46,8 +54,8 @@ impl Security {
     pub(crate) fn set_roots(&mut self, pem: &[u8]) -> Result<(), LeaseError> {
         const ACTION: &str = "read the CA certificates";
         self.need_tls(ACTION)?;
-        let certs = certificates(pem, ACTION)?;
-        self.roots = Some(Arc::new(certs));
+        let count = certificates(pem, ACTION)?;
+        self.roots = Some(Arc::new((pem.to_vec(), count)));
         Ok(())
     }
 
@@ -55,29 +63,34 @@ impl Security {
     pub(crate) fn set_client(&mut self, cert_pem: &[u8], key_pem: &[u8]) -> Result<(), LeaseError> {
         const ACTION: &str = "read the client certificate";
         self.need_tls(ACTION)?;
-        let chain = certificates(cert_pem, ACTION)?;
-        let key = PrivateKey::from_pem(key_pem).map_err(|e| {
+        certificates(cert_pem, ACTION)?;
+        PrivateKeyDer::from_pem_slice(key_pem).map_err(|e| {
             note(
                 ACTION,
                 format!("no private key in the key's PEM text ({e})"),
             )
         })?;
-        self.client = Some(ClientCert::new_with_certs(&chain, key));
+        self.client = Some(Arc::new((cert_pem.to_vec(), key_pem.to_vec())));
         Ok(())
     }
 
-    /// The TLS configuration: the roots given (else the webpki roots), the client
-    /// certificate if any. rustls checks the server's name or IP address against the
-    /// certificate's SANs, its validity dates and its chain to a root.
-    pub(crate) fn tls_config(&self) -> TlsConfig {
-        let roots = match &self.roots {
-            Some(certs) => RootCerts::Specific(Arc::clone(certs)),
-            None => RootCerts::WebPki,
+    /// The TLS configuration, for a TLS URL: the roots given (else the webpki roots), the
+    /// client certificate if any, the handshake bounded by `timeout`. rustls checks the
+    /// server's name or IP address against the certificate's SANs, its validity dates and its
+    /// chain to a root.
+    pub(crate) fn tls_config(&self, timeout: std::time::Duration) -> Option<ClientTlsConfig> {
+        if !self.tls {
+            return None;
+        }
+        let mut config = ClientTlsConfig::new().timeout(timeout);
+        config = match &self.roots {
+            Some(roots) => config.ca_certificate(Certificate::from_pem(&roots.0)),
+            None => config.with_webpki_roots(),
         };
-        TlsConfig::builder()
-            .root_certs(roots)
-            .client_cert(self.client.clone())
-            .build()
+        if let Some(client) = &self.client {
+            config = config.identity(Identity::from_pem(&client.0, &client.1));
+        }
+        Some(config)
     }
 
     fn need_tls(&self, action: &'static str) -> Result<(), LeaseError> {
@@ -92,23 +105,22 @@ impl Security {
     }
 }
 
-/// Every certificate of a PEM text: at least one.
-fn certificates(pem: &[u8], action: &'static str) -> Result<Vec<Certificate<'static>>, LeaseError> {
-    let mut certs = Vec::new();
-    for item in parse_pem(pem) {
+/// How many certificates a PEM text holds: at least one.
+fn certificates(pem: &[u8], action: &'static str) -> Result<usize, LeaseError> {
+    let mut count = 0;
+    for item in CertificateDer::pem_slice_iter(pem) {
         match item {
-            Ok(PemItem::Certificate(c)) => certs.push(c),
-            Ok(_) => {}
+            Ok(_) => count += 1,
             Err(e) => return Err(note(action, format!("not a PEM text ({e})"))),
         }
     }
-    if certs.is_empty() {
+    if count == 0 {
         return Err(note(
             action,
             "no CERTIFICATE block in the PEM text".to_string(),
         ));
     }
-    Ok(certs)
+    Ok(count)
 }
 
 fn note(action: &'static str, text: String) -> LeaseError {
@@ -163,11 +175,16 @@ impl LeaseBuilder<Etcd> {
         Ok(self)
     }
 
-    /// Authenticates as etcd user `name` (etcdctl's `--user`): every request carries the
-    /// token `/v3/auth/authenticate` gives, taken again when etcd refuses it (expired, or
-    /// issued before a change of users or roles). The user's role needs read and write on
-    /// the namespace's prefix, `snowmint/NS/`. A wrong password is an error naming the
-    /// endpoint and etcd's answer; the password is in no message and no `Debug`.
+    /// Authenticates as etcd user `name` with a password (etcdctl's `--user`): every call
+    /// carries the token etcd's `Authenticate` gives, in the `token` metadata, taken again
+    /// when etcd refuses it (expired, or issued before a change of users or roles). The
+    /// user's role needs read and write on the namespace's prefix, `snowmint/NS/`. A wrong
+    /// password is an error naming the endpoint and etcd's answer; the password is in no
+    /// message and no `Debug`.
+    ///
+    /// Without a user, a cluster with authentication on and `--client-cert-auth` takes the
+    /// common name of the [client certificate](Lease::client_cert_pem) for the user
+    /// (etcd's certificate-as-user authentication): no password is needed, nor set.
     ///
     /// ```
     /// use snowmint_lease::etcd::EtcdLease;

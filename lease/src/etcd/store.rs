@@ -1,4 +1,4 @@
-//! [`EtcdStore`]: a lease's keys in etcd v3, through its JSON gateway.
+//! [`EtcdStore`]: a lease's keys in etcd v3, through its gRPC API.
 //!
 //! Per namespace `NS` and node `N`:
 //! - `snowmint/NS/holder/N`: the owner's token, attached to an etcd lease with the TTL. Its
@@ -16,7 +16,14 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::gateway::{base64, Answer, Gateway};
+use super::client::EtcdClient;
+use super::proto::{
+    KeyValue, LeaseGrantRequest, LeaseKeepAliveRequest, LeaseRevokeRequest, RangeRequest,
+    RangeResponse, TxnRequest, TxnResponse,
+};
+use super::txn::{
+    created_at, delete, found, get, modified_at, prefixed, put, revision, text, txn, unsigned,
+};
 use crate::store::{Claim, Store};
 use crate::{LeaseError, StoreError, StoreErrorKind};
 
@@ -26,7 +33,7 @@ type Claimed = (u64, Option<(u64, bool)>, bool);
 
 /// One owner's lease in etcd.
 pub struct EtcdStore {
-    pub(super) gateway: Gateway,
+    pub(super) client: EtcdClient,
     /// `snowmint/NS/`.
     pub(super) prefix: String,
     pub(super) owner: String,
@@ -66,13 +73,13 @@ pub(super) struct RecordKv {
 
 impl EtcdStore {
     pub(super) fn new(
-        gateway: Gateway,
+        client: EtcdClient,
         (namespace, owner): (&str, String),
         ttl: Duration,
         layout: &str,
     ) -> Self {
         EtcdStore {
-            gateway,
+            client,
             prefix: format!("snowmint/{namespace}/"),
             incarnation: crate::owner::incarnation(&owner),
             owner,
@@ -103,20 +110,16 @@ impl EtcdStore {
             "layout": self.layout,
             "settled": false,
         });
-        let body = json!({
-            "compare": [created_at(&key, 0)],
-            "success": [{ "request_put": {
-                "key": base64::encode(key.as_bytes()),
-                "value": base64::encode(value.to_string().as_bytes()),
-            } }],
-            "failure": [{ "request_range": { "key": base64::encode(key.as_bytes()) } }],
-        });
-        let answer = self.call("create the namespace's record", "/v3/kv/txn", body)?;
-        if answer["succeeded"].as_bool() == Some(true) {
+        let request = txn(
+            vec![created_at(&key, 0)],
+            vec![put(&key, &value.to_string(), 0)],
+            vec![get(&key)],
+        );
+        let answer = self.txn("create the namespace's record", request)?;
+        if answer.succeeded {
             return Ok(());
         }
-        let found = answer["responses"][0]["response_range"]["kvs"][0].clone();
-        match record_kv(&found) {
+        match found(&answer, 0).and_then(record_kv) {
             Some(record) => self.check_record(&record),
             // Deleted in between: the claim reads it again, and finds none (unvouched).
             None => Ok(()),
@@ -147,22 +150,32 @@ impl EtcdStore {
         format!("{}mark/{node}", self.prefix)
     }
 
-    /// POSTs and returns a 200's JSON; any other outcome is `LeaseError::Store`.
-    pub(super) fn call(
+    /// `KV.Txn`; a failure is `LeaseError::Store` naming `action`.
+    pub(super) fn txn(
         &mut self,
         action: &'static str,
-        path: &str,
-        body: Value,
-    ) -> Result<Value, LeaseError> {
-        match self.gateway.post(path, &body.to_string()) {
-            Ok(Answer::Ok(json)) => {
-                if let Some(term) = number(&json["header"]["raft_term"]) {
-                    self.raft_term = term;
-                }
-                Ok(json)
-            }
-            Ok(Answer::Refused(e)) => Err(etcd_error(action, StoreErrorKind::Refused, e)),
-            Err(e) => Err(etcd_error(action, StoreErrorKind::Unreachable, e)),
+        request: TxnRequest,
+    ) -> Result<TxnResponse, LeaseError> {
+        let answer = self.client.txn(request).map_err(|e| failed(action, e))?;
+        self.saw_term(answer.header.as_ref());
+        Ok(answer)
+    }
+
+    /// `KV.Range`; a failure is `LeaseError::Store` naming `action`.
+    pub(super) fn range(
+        &mut self,
+        action: &'static str,
+        request: RangeRequest,
+    ) -> Result<RangeResponse, LeaseError> {
+        let answer = self.client.range(request).map_err(|e| failed(action, e))?;
+        self.saw_term(answer.header.as_ref());
+        Ok(answer)
+    }
+
+    /// Keeps the raft term of an answer's header (0: none given).
+    pub(super) fn saw_term(&mut self, header: Option<&super::proto::ResponseHeader>) {
+        if let Some(term) = header.map(|h| h.raft_term).filter(|&t| t > 0) {
+            self.raft_term = term;
         }
     }
 
@@ -175,30 +188,35 @@ impl EtcdStore {
         }
         // etcd counts TTLs in whole seconds: round up, so the key lives at least the TTL.
         let secs = self.ttl.as_secs() + u64::from(self.ttl.subsec_nanos() > 0);
-        let granted = self.call("grant a lease", "/v3/lease/grant", json!({ "TTL": secs }))?;
-        let id = number(&granted["ID"])
-            .and_then(|id| i64::try_from(id).ok())
-            .ok_or_else(|| malformed("grant a lease", &granted))?;
-        self.lease = Some(id);
-        Ok(id)
+        let request = LeaseGrantRequest {
+            ttl: i64::try_from(secs).unwrap_or(i64::MAX),
+            id: 0,
+        };
+        let granted = self
+            .client
+            .lease_grant(request)
+            .map_err(|e| failed("grant a lease", e))?;
+        self.saw_term(granted.header.as_ref());
+        if !granted.error.is_empty() || granted.id == 0 {
+            return Err(etcd_error(
+                "grant a lease",
+                StoreErrorKind::Refused,
+                format!("etcd granted no lease: {:?}", granted.error),
+            ));
+        }
+        self.lease = Some(granted.id);
+        Ok(granted.id)
     }
 
     /// Refreshes lease `id`: `false` if etcd no longer has it (it expired, or was lost).
     fn keep_alive(&mut self, id: i64) -> Result<bool, LeaseError> {
-        let body = json!({ "ID": id.to_string() }).to_string();
-        match self.gateway.post("/v3/lease/keepalive", &body) {
-            Ok(Answer::Ok(json)) => Ok(number(&json["result"]["TTL"]).is_some_and(|t| t > 0)),
-            Ok(Answer::Refused(e)) if e.reason.contains("not found") => Ok(false),
-            Ok(Answer::Refused(e)) => Err(etcd_error(
-                "keep the lease alive",
-                StoreErrorKind::Refused,
-                e,
-            )),
-            Err(e) => Err(etcd_error(
-                "keep the lease alive",
-                StoreErrorKind::Unreachable,
-                e,
-            )),
+        match self.client.lease_keep_alive(LeaseKeepAliveRequest { id }) {
+            Ok(answer) => {
+                self.saw_term(answer.header.as_ref());
+                Ok(answer.ttl > 0)
+            }
+            Err(e) if e.reason.contains("not found") => Ok(false),
+            Err(e) => Err(failed("keep the lease alive", e)),
         }
     }
 
@@ -207,15 +225,12 @@ impl EtcdStore {
     /// if it is on our lease: a claim that etcd applied but whose reply was lost.
     fn held_nodes(&mut self) -> Result<HashSet<u64>, LeaseError> {
         let prefix = format!("{}holder/", self.prefix);
-        let body = json!({
-            "key": base64::encode(prefix.as_bytes()),
-            "range_end": base64::encode(&prefix_end(prefix.as_bytes())),
-        });
-        let listed = self.call("list the held nodes", "/v3/kv/range", body)?;
-        Ok(kvs(&listed)
+        let listed = self.range("list the held nodes", prefixed(&prefix))?;
+        Ok(listed
+            .kvs
             .iter()
-            .filter(|kv| text(&kv["value"]).as_deref() != Some(self.owner.as_str()))
-            .filter_map(|kv| text(&kv["key"]))
+            .filter(|kv| text(&kv.value) != Some(self.owner.as_str()))
+            .filter_map(|kv| text(&kv.key))
             .filter_map(|k| k.strip_prefix(&prefix).and_then(|n| n.parse().ok()))
             .collect())
     }
@@ -225,37 +240,15 @@ impl EtcdStore {
     fn try_claim(&mut self, node: u64, id: i64) -> Result<Option<Claimed>, LeaseError> {
         let (holder, mark) = (self.holder_key(node), self.mark_key(node));
         let record = self.record_key();
-        let body = json!({
-            "compare": [created_at(&holder, 0)],
-            "success": [
-                { "request_put": {
-                    "key": base64::encode(holder.as_bytes()),
-                    "value": base64::encode(self.owner.as_bytes()),
-                    "lease": id.to_string(),
-                } },
-                { "request_range": { "key": base64::encode(mark.as_bytes()) } },
-                { "request_range": { "key": base64::encode(record.as_bytes()) } },
-            ],
-            "failure": [
-                { "request_range": { "key": base64::encode(holder.as_bytes()) } },
-                { "request_range": { "key": base64::encode(mark.as_bytes()) } },
-                { "request_range": { "key": base64::encode(record.as_bytes()) } },
-            ],
-        });
-        let answer = self.call("claim a node", "/v3/kv/txn", body)?;
-        let responses = answer["responses"].as_array().cloned().unwrap_or_default();
-        let range = |i: usize| {
-            responses
-                .get(i)
-                .map(|r| kvs(&r["response_range"]))
-                .unwrap_or_default()
-        };
-        let mark_kv = range(1).first().cloned();
-        self.mark_rev = mark_kv
-            .as_ref()
-            .and_then(|kv| number(&kv["mod_revision"]))
-            .unwrap_or(0);
-        let record = range(2).first().and_then(record_kv);
+        let request = txn(
+            vec![created_at(&holder, 0)],
+            vec![put(&holder, &self.owner, id), get(&mark), get(&record)],
+            vec![get(&holder), get(&mark), get(&record)],
+        );
+        let answer = self.txn("claim a node", request)?;
+        let mark_kv = found(&answer, 1).cloned();
+        self.mark_rev = mark_kv.as_ref().map_or(0, |kv| unsigned(kv.mod_revision));
+        let record = found(&answer, 2).and_then(record_kv);
         // The record's floor, where higher than the node's mark, is the mark (not ours).
         let floor = record.as_ref().and_then(|r| number(&r.value["floor_ms"]));
         let stored_mark = match (mark_kv.as_ref().and_then(|kv| self.parse_mark(kv)), floor) {
@@ -275,7 +268,7 @@ impl EtcdStore {
         // A mark written under a later raft term than this answer's: the cluster was made
         // anew from a backup (its terms start again), and the settled record may be older
         // than writes it lost. Wait, as for an unsettled record.
-        let answer_term = number(&answer["header"]["raft_term"]).unwrap_or(0);
+        let answer_term = answer.header.as_ref().map_or(0, |h| h.raft_term);
         let mark_term = mark_kv.as_ref().and_then(mark_term).unwrap_or(0);
         self.restore_sign =
             (settled && mark_term > answer_term).then_some((mark_term, answer_term));
@@ -284,20 +277,20 @@ impl EtcdStore {
             Some(r) if !vouched => Some((r.mod_revision, r.value)),
             _ => None,
         };
-        if answer["succeeded"].as_bool() == Some(true) {
-            let token = number(&answer["header"]["revision"])
-                .ok_or_else(|| malformed("claim a node", &answer))?;
+        if answer.succeeded {
+            let token = revision(&answer);
+            if token == 0 {
+                return Err(malformed("claim a node"));
+            }
             return Ok(Some((token, stored_mark, vouched)));
         }
         // Held: by us only if an earlier attempt's reply was lost after etcd applied it.
-        let holder_kv = range(0);
-        let Some(kv) = holder_kv.first() else {
+        let Some(kv) = found(&answer, 0) else {
             return Ok(None);
         };
-        let ours = text(&kv["value"]).as_deref() == Some(self.owner.as_str())
-            && number(&kv["lease"]).and_then(|l| i64::try_from(l).ok()) == Some(id);
-        match (ours, number(&kv["create_revision"])) {
-            (true, Some(token)) => Ok(Some((token, stored_mark, vouched))),
+        let ours = text(&kv.value) == Some(self.owner.as_str()) && kv.lease == id;
+        match (ours, unsigned(kv.create_revision)) {
+            (true, token) if token > 0 => Ok(Some((token, stored_mark, vouched))),
             _ => Ok(None),
         }
     }
@@ -308,42 +301,36 @@ impl EtcdStore {
     fn renew_mark(&mut self, node: u64, token: u64, want: u64) -> Result<Renewed, LeaseError> {
         let raise = want > self.mark;
         let (holder, mark) = (self.holder_key(node), self.mark_key(node));
-        let put = json!({ "request_put": {
-            "key": base64::encode(mark.as_bytes()),
-            "value": base64::encode(format!("{want} {} {}", self.owner, self.raft_term).as_bytes()),
-        } });
-        let body = json!({
-            "compare": [created_at(&holder, token), modified_at(&mark, self.mark_rev)],
-            "success": if raise { vec![put] } else { Vec::new() },
-            "failure": [
-                { "request_range": { "key": base64::encode(holder.as_bytes()) } },
-                { "request_range": { "key": base64::encode(mark.as_bytes()) } },
+        let value = format!("{want} {} {}", self.owner, self.raft_term);
+        let request = txn(
+            vec![
+                created_at(&holder, token),
+                modified_at(&mark, self.mark_rev),
             ],
-        });
-        let answer = self.call("renew the lease", "/v3/kv/txn", body)?;
-        if answer["succeeded"].as_bool() == Some(true) {
+            if raise {
+                vec![put(&mark, &value, 0)]
+            } else {
+                Vec::new()
+            },
+            vec![get(&holder), get(&mark)],
+        );
+        let answer = self.txn("renew the lease", request)?;
+        if answer.succeeded {
             if raise {
                 self.mark = want;
-                self.mark_rev = number(&answer["header"]["revision"])
-                    .ok_or_else(|| malformed("renew the lease", &answer))?;
+                self.mark_rev = revision(&answer);
+                if self.mark_rev == 0 {
+                    return Err(malformed("renew the lease"));
+                }
             }
             return Ok(Renewed::Done);
         }
-        let responses = answer["responses"].as_array().cloned().unwrap_or_default();
-        let first = |i: usize| {
-            responses
-                .get(i)
-                .and_then(|r| kvs(&r["response_range"]).first().cloned())
-        };
-        let still_ours = first(0).is_some_and(|kv| number(&kv["create_revision"]) == Some(token));
+        let still_ours = found(&answer, 0).is_some_and(|kv| unsigned(kv.create_revision) == token);
         if !still_ours {
             return Ok(Renewed::NotHeld);
         }
-        let seen = first(1);
-        self.mark_rev = seen
-            .as_ref()
-            .and_then(|kv| number(&kv["mod_revision"]))
-            .unwrap_or(0);
+        let seen = found(&answer, 1).cloned();
+        self.mark_rev = seen.as_ref().map_or(0, |kv| unsigned(kv.mod_revision));
         if let Some((ms, _)) = seen.and_then(|kv| self.parse_mark(&kv)) {
             self.mark = self.mark.max(ms);
         }
@@ -372,8 +359,8 @@ impl EtcdStore {
     }
 
     /// A mark value: its milliseconds and whether this owner wrote it.
-    fn parse_mark(&self, kv: &Value) -> Option<(u64, bool)> {
-        let value = text(&kv["value"])?;
+    fn parse_mark(&self, kv: &KeyValue) -> Option<(u64, bool)> {
+        let value = text(&kv.value)?;
         let mut parts = value.split(' ');
         let ms = parts.next()?.parse().ok()?;
         Some((ms, parts.next() == Some(self.owner.as_str())))
@@ -399,17 +386,14 @@ impl Store for EtcdStore {
         value["settled"] = Value::Bool(true);
         value["raft_term"] = Value::String(self.raft_term.to_string());
         let key = self.record_key();
-        let body = json!({
-            "compare": [modified_at(&key, revision)],
-            "success": [{ "request_put": {
-                "key": base64::encode(key.as_bytes()),
-                "value": base64::encode(value.to_string().as_bytes()),
-            } }],
-            "failure": [],
-        });
-        let answer = self.call("settle the namespace's record", "/v3/kv/txn", body)?;
+        let request = txn(
+            vec![modified_at(&key, revision)],
+            vec![put(&key, &value.to_string(), 0)],
+            Vec::new(),
+        );
+        let answer = self.txn("settle the namespace's record", request)?;
         self.to_settle = None;
-        Ok(answer["succeeded"].as_bool() == Some(true))
+        Ok(answer.succeeded)
     }
 
     fn renew(&mut self, want_unix_millis: u64) -> Result<Option<u64>, LeaseError> {
@@ -443,27 +427,21 @@ impl Store for EtcdStore {
         };
         let (holder, mark) = (self.holder_key(node), self.mark_key(node));
         let leave = match mark_unix_millis {
-            Some(ms) => json!({ "request_put": {
-                "key": base64::encode(mark.as_bytes()),
-                "value": base64::encode(format!("{ms} {}", self.owner).as_bytes()),
-            } }),
-            None => json!({ "request_delete_range": { "key": base64::encode(mark.as_bytes()) } }),
+            Some(ms) => put(&mark, &format!("{ms} {}", self.owner), 0),
+            None => delete(&mark),
         };
-        let body = json!({
-            "compare": [created_at(&holder, token)],
-            "success": [
-                leave,
-                { "request_delete_range": { "key": base64::encode(holder.as_bytes()) } },
-            ],
-            "failure": [],
-        });
-        self.call("release the node", "/v3/kv/txn", body)?;
+        let request = txn(
+            vec![created_at(&holder, token)],
+            vec![leave, delete(&holder)],
+            Vec::new(),
+        );
+        self.txn("release the node", request)?;
         if let Some(id) = self.lease.take() {
-            self.call(
-                "revoke the lease",
-                "/v3/lease/revoke",
-                json!({ "ID": id.to_string() }),
-            )?;
+            let revoked = self
+                .client
+                .lease_revoke(LeaseRevokeRequest { id })
+                .map_err(|e| failed("revoke the lease", e))?;
+            self.saw_term(revoked.header.as_ref());
         }
         Ok(())
     }
@@ -474,8 +452,8 @@ impl Store for EtcdStore {
 }
 
 /// The raft term recorded with a mark (`"MS OWNER TERM"`; none in older marks).
-pub(super) fn mark_term(kv: &Value) -> Option<u64> {
-    text(&kv["value"])?.split(' ').nth(2)?.parse().ok()
+pub(super) fn mark_term(kv: &KeyValue) -> Option<u64> {
+    text(&kv.value)?.split(' ').nth(2)?.parse().ok()
 }
 
 /// What one renewal transaction found.
@@ -488,57 +466,15 @@ enum Renewed {
     MarkChanged,
 }
 
-/// A transaction's condition: `key` was last written at `revision` (0: it does not exist).
-pub(super) fn modified_at(key: &str, revision: u64) -> Value {
-    json!({
-        "key": base64::encode(key.as_bytes()),
-        "result": "EQUAL",
-        "target": "MOD",
-        "mod_revision": revision.to_string(),
-    })
-}
-
-/// A transaction's condition: `key` was created at `revision` (0: it does not exist).
-pub(super) fn created_at(key: &str, revision: u64) -> Value {
-    json!({
-        "key": base64::encode(key.as_bytes()),
-        "result": "EQUAL",
-        "target": "CREATE",
-        "create_revision": revision.to_string(),
-    })
-}
-
 /// A record's key-value, if it is one (its value JSON).
-pub(super) fn record_kv(kv: &Value) -> Option<RecordKv> {
+pub(super) fn record_kv(kv: &KeyValue) -> Option<RecordKv> {
     Some(RecordKv {
-        mod_revision: number(&kv["mod_revision"])?,
-        value: serde_json::from_str(&text(&kv["value"])?).ok()?,
+        mod_revision: unsigned(kv.mod_revision),
+        value: serde_json::from_str(text(&kv.value)?).ok()?,
     })
 }
 
-/// The key after every key with `prefix` (etcd's `range_end` for a prefix).
-pub(super) fn prefix_end(prefix: &[u8]) -> Vec<u8> {
-    let mut end = prefix.to_vec();
-    while let Some(last) = end.pop() {
-        if last < 0xff {
-            end.push(last + 1);
-            return end;
-        }
-    }
-    vec![0]
-}
-
-/// The `kvs` of a range answer (none when etcd omits the empty list).
-pub(super) fn kvs(range: &Value) -> Vec<Value> {
-    range["kvs"].as_array().cloned().unwrap_or_default()
-}
-
-/// A base64 field as text.
-pub(super) fn text(v: &Value) -> Option<String> {
-    base64::decode(v.as_str()?).and_then(|b| String::from_utf8(b).ok())
-}
-
-/// An int64 field: the gateway writes them as strings; 0 is omitted.
+/// A number of the record's JSON: written as a string (older records: a number).
 pub(super) fn number(v: &Value) -> Option<u64> {
     match v {
         Value::String(s) => s.parse().ok(),
@@ -547,11 +483,25 @@ pub(super) fn number(v: &Value) -> Option<u64> {
     }
 }
 
-pub(super) fn malformed(action: &'static str, answer: &Value) -> LeaseError {
+/// A failed call as the lease's error: what it was doing, and etcd's answer or the step
+/// that failed.
+pub(super) fn failed(action: &'static str, e: super::client::CallError) -> LeaseError {
+    // etcd's own answer (a status every member would give) is a refusal; anything else (no
+    // answer, TLS, the timeout) means the cluster was not reached.
+    let kind = if e.reason.starts_with("etcd answered") {
+        StoreErrorKind::Refused
+    } else {
+        StoreErrorKind::Unreachable
+    };
+    etcd_error(action, kind, e)
+}
+
+/// An answer without the header every etcd answer carries.
+pub(super) fn malformed(action: &'static str) -> LeaseError {
     etcd_error(
         action,
         StoreErrorKind::Unexpected,
-        format!("an answer without the expected fields: {answer}"),
+        "etcd's answer has no revision in its header",
     )
 }
 
@@ -565,17 +515,5 @@ pub(super) fn etcd_error(
         store: "etcd",
         action,
         cause: StoreError::new(kind, message.to_string()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::prefix_end;
-
-    #[test]
-    fn a_prefix_ends_after_its_last_byte_is_raised() {
-        assert_eq!(prefix_end(b"a/b/"), b"a/b0".to_vec());
-        assert_eq!(prefix_end(b"a\xff"), b"b".to_vec());
-        assert_eq!(prefix_end(b"\xff"), vec![0]);
     }
 }

@@ -1,8 +1,10 @@
 //! Certificates made at test time with `rcgen`, written as PEM files into a directory: a CA,
 //! a server certificate for `127.0.0.1` and `localhost` (server and client use, as etcd's
-//! gateway dials its own member with it), a client certificate (none with a common name,
-//! which etcd's gateway refuses with authentication on), and the bad ones the error
-//! tests need: another CA, an expired server certificate, one for another host name.
+//! gateway dials its own member with it), a client certificate without a common name (the
+//! harness's, for etcd's JSON gateway, which refuses one with a common name when
+//! authentication is on), one with `CN=snow` (etcd's user, for the lease over gRPC), and the
+//! bad ones the error tests need: another CA, an expired server certificate, one for another
+//! host name.
 
 #![allow(dead_code)]
 
@@ -29,6 +31,9 @@ pub struct Certs {
     pub wrong_name: (PathBuf, PathBuf),
     /// The client's certificate and key (no common name: etcd's user comes from the password).
     pub client: (PathBuf, PathBuf),
+    /// A client certificate and key with the subject `CN=snow`, as etcd's security guide and
+    /// kubeadm issue them: with `--client-cert-auth` etcd takes `snow` for the user.
+    pub cn_client: (PathBuf, PathBuf),
 }
 
 impl Certs {
@@ -49,8 +54,12 @@ impl Certs {
             let mut params = CertificateParams::default();
             // No common name: with client certificates required, etcd takes a client
             // certificate's common name for a user name, and refuses to authenticate through
-            // its gateway a client whose certificate has one. Servers are named in SANs.
+            // its gateway a client whose certificate has one. Servers are named in SANs; the
+            // one client certificate with a common name says so in its name.
             params.distinguished_name = DistinguishedName::new();
+            if let Some(cn) = name.strip_prefix("cn-") {
+                params.distinguished_name.push(DnType::CommonName, cn);
+            }
             for san in sans {
                 params.subject_alt_names.push(match san.parse() {
                     Ok(ip) => SanType::IpAddress(ip),
@@ -84,6 +93,7 @@ impl Certs {
             expired: leaf("expired", &["127.0.0.1", "localhost"], false, true),
             wrong_name: leaf("wrong-name", &["other.example"], false, false),
             client: leaf("snowmint-client", &[], true, false),
+            cn_client: leaf("cn-snow", &[], true, false),
         }
     }
 

@@ -280,6 +280,30 @@ impl EtcdCluster {
         );
     }
 
+    /// Adds etcd user `name` with no password (`etcdctl user add NAME --no-password`, etcd
+    /// 3.4 and later): it can only be the common name of a client certificate. Its role may
+    /// read and write the keys from `from` up to `to` (exclusive).
+    pub fn add_certificate_user(&self, name: &str, from: &str, to: &str) {
+        let role = format!("{name}-role");
+        self.admin("/v3/auth/role/add", &serde_json::json!({ "name": role }));
+        self.admin(
+            "/v3/auth/role/grant",
+            &serde_json::json!({ "name": role, "perm": {
+                "key": base64(from.as_bytes()),
+                "range_end": base64(to.as_bytes()),
+                "permType": "READWRITE",
+            } }),
+        );
+        self.admin(
+            "/v3/auth/user/add",
+            &serde_json::json!({ "name": name, "options": { "no_password": true } }),
+        );
+        self.admin(
+            "/v3/auth/user/grant",
+            &serde_json::json!({ "user": name, "role": role }),
+        );
+    }
+
     /// Turns etcd's authentication on with user `root` (password `root_password`, role
     /// `root`); the harness's own requests carry root's token from then on.
     pub fn enable_auth(&mut self, root_password: &str) {

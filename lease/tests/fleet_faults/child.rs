@@ -229,10 +229,14 @@ fn secured(
         return Ok(lease);
     };
     let read = |p: &std::path::Path| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
-    Ok(lease
+    let lease = lease
         .ca_pem(&read(&tls.ca)?)
         .map_err(|e| e.to_string())?
         .client_cert_pem(&read(&tls.cert)?, &read(&tls.key)?)
-        .map_err(|e| e.to_string())?
-        .user(&tls.user, snowmint_lease::Password::new(tls.password)))
+        .map_err(|e| e.to_string())?;
+    if tls.user.is_empty() {
+        // The certificate's common name is the user.
+        return Ok(lease);
+    }
+    Ok(lease.user(&tls.user, snowmint_lease::Password::new(tls.password)))
 }

@@ -82,7 +82,8 @@ pub(crate) struct Fleet {
 }
 
 /// How a minter reaches a secured etcd cluster: passed in its environment, the password
-/// too (never on a command line).
+/// too (never on a command line). An empty `user`: the client certificate's common name is
+/// the user (etcd's certificate-as-user authentication, no password).
 #[derive(Clone)]
 #[cfg_attr(not(feature = "etcd"), allow(dead_code))]
 pub(crate) struct ChildTls {

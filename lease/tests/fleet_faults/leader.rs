@@ -1,5 +1,6 @@
 //! The leader fault (etcd): the cluster's leader killed while the three mint, on a plain
-//! cluster and once on a secured one (TLS both ways, client certificates, etcd's users).
+//! cluster and once on a secured one (TLS both ways, client certificates with a common name
+//! that is etcd's user).
 
 use std::time::{Duration, Instant};
 
@@ -27,8 +28,9 @@ pub(crate) fn leader() {
 
 /// The same fault on a secured cluster: TLS on every client and peer URL, client
 /// certificates required both ways, authentication on, the minters' user limited to the
-/// namespace's keys. Each minter's renewals go through TLS and its token across the
-/// election (a new leader may refuse the old token: the client logs in again).
+/// namespace's keys and named by their client certificate's common name (`CN=snow`, a user
+/// without a password: certificate-as-user). Each minter's renewals go over TLS through the
+/// election, with no token to refresh.
 pub(crate) fn leader_over_tls() {
     let _one = one_at_a_time();
     let started = Instant::now();
@@ -46,14 +48,14 @@ pub(crate) fn leader_over_tls() {
     let fleet = Fleet::new(Backend::Etcd, "leader-tls");
     let prefix = format!("snowmint/{}/", fleet.namespace);
     let end = format!("snowmint/{}0", fleet.namespace);
-    cluster.add_user("minter", "minter-secret", &prefix, &end);
+    cluster.add_certificate_user("snow", &prefix, &end);
     cluster.enable_auth("root-secret");
     let fleet = fleet.secured(ChildTls {
         ca: certs.ca.clone(),
-        cert: certs.client.0.clone(),
-        key: certs.client.1.clone(),
-        user: "minter".to_owned(),
-        password: "minter-secret".to_owned(),
+        cert: certs.cn_client.0.clone(),
+        key: certs.cn_client.1.clone(),
+        user: String::new(),
+        password: String::new(),
     });
     leader_lost(cluster, fleet, "leader-tls", started);
 }

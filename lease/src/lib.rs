@@ -57,6 +57,9 @@
 //! operator's calls ([`list`](Lease::list), [`raise_floor`](Lease::raise_floor) in
 //! `operator.rs`; what they report in `state.rs`).
 #![forbid(unsafe_code)]
+// On docs.rs (all features, `--cfg docsrs`, nightly) every item behind a feature carries a
+// badge naming it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 mod admin;
@@ -91,3 +94,8 @@ pub use self::progress::AcquireProgress;
 pub use self::state::{FloorRaised, NamespaceState, NodeState, RecordState};
 pub use self::store::{Claim, Store};
 pub use self::store_error::{StoreError, StoreErrorKind};
+
+/// The README's example, compiled as a doctest.
+#[cfg(all(doctest, feature = "etcd"))]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

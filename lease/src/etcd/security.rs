@@ -183,7 +183,7 @@ impl LeaseBuilder<Etcd> {
     /// message and no `Debug`.
     ///
     /// Without a user, a cluster with authentication on and `--client-cert-auth` takes the
-    /// common name of the [client certificate](Lease::client_cert_pem) for the user
+    /// common name of the [client certificate](crate::LeaseBuilder::client_cert_pem) for the user
     /// (etcd's certificate-as-user authentication): no password is needed, nor set.
     ///
     /// ```

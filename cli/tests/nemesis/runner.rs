@@ -276,7 +276,7 @@ fn raise_floor(url: &str, floor_ms: u64) -> String {
                 "--namespace",
                 NAMESPACE,
             ])
-            .args(["--to", &floor_ms.to_string()])
+            .args(["--to", &floor_ms.to_string(), "--yes"])
             .output()
             .expect("run snowmint lease raise-floor");
         last = format!(

@@ -97,7 +97,7 @@ impl EtcdClient {
             .enable_time()
             .build()
             .map_err(|e| {
-                super::store::etcd_error(
+                super::error::etcd_error(
                     "start the etcd client's runtime",
                     StoreErrorKind::Unexpected,
                     e,

@@ -146,7 +146,7 @@ impl Lease<Etcd> {
     /// ```
     pub fn builder(url: &str) -> Result<LeaseBuilder<Etcd>, LeaseError> {
         let parse_error = |text: String| {
-            super::store::etcd_error("parse the etcd URL", crate::StoreErrorKind::Settings, text)
+            super::error::etcd_error("parse the etcd URL", crate::StoreErrorKind::Settings, text)
         };
         let (list, mut tls) = match url.strip_prefix("etcds://") {
             Some(list) => (list, Some(true)),

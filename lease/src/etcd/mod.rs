@@ -16,7 +16,7 @@
 //! names the step of the connection that failed ([`CallError`]).
 //!
 //! Files: the URL and the backend (`etcd_lease.rs`), the gRPC client and its fail-over
-//! (`client.rs`), the generated messages and clients (`proto.rs`), TLS and the user
+//! (`client.rs`), its failures in the crate's terms (`error.rs`), the generated messages and clients (`proto.rs`), TLS and the user
 //! (`security.rs`), the keys and transactions (`store.rs`) and their parts (`txn.rs`), the
 //! operator's calls (`operator.rs`).
 //!
@@ -41,6 +41,7 @@
 //! ```
 
 mod client;
+mod error;
 mod etcd_lease;
 mod operator;
 /// etcd's gRPC messages and clients, generated from `proto/etcd/rpc.proto` by

@@ -181,7 +181,7 @@ pub(super) fn raise_floor(store: &mut EtcdStore, to: u64) -> Result<FloorRaised,
             });
         }
     }
-    Err(super::store::etcd_error(
+    Err(super::error::etcd_error(
         "raise the namespace's floor",
         crate::StoreErrorKind::Refused,
         format!("the namespace's keys kept changing under {ROUNDS} rounds of reads and writes"),

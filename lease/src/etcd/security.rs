@@ -124,7 +124,7 @@ fn certificates(pem: &[u8], action: &'static str) -> Result<usize, LeaseError> {
 }
 
 fn note(action: &'static str, text: String) -> LeaseError {
-    super::store::etcd_error(action, crate::StoreErrorKind::Settings, text)
+    super::error::etcd_error(action, crate::StoreErrorKind::Settings, text)
 }
 
 impl LeaseBuilder<Etcd> {

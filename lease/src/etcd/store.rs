@@ -17,6 +17,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::client::EtcdClient;
+use super::error::etcd_error;
 use super::proto::{
     KeyValue, LeaseGrantRequest, LeaseKeepAliveRequest, LeaseRevokeRequest, RangeRequest,
     RangeResponse, TxnRequest, TxnResponse,
@@ -25,7 +26,7 @@ use super::txn::{
     created_at, delete, found, get, modified_at, prefixed, put, revision, text, txn, unsigned,
 };
 use crate::store::{Claim, Store};
-use crate::{LeaseError, StoreError, StoreErrorKind};
+use crate::{LeaseError, StoreErrorKind};
 
 /// A claim this owner holds: its fencing token, the node's mark (milliseconds, and whether
 /// this owner wrote it), if one is stored, and whether the record vouched for the claim.
@@ -503,17 +504,4 @@ pub(super) fn malformed(action: &'static str) -> LeaseError {
         StoreErrorKind::Unexpected,
         "etcd's answer has no revision in its header",
     )
-}
-
-/// An etcd failure while `action`, in this crate's terms.
-pub(super) fn etcd_error(
-    action: &'static str,
-    kind: StoreErrorKind,
-    message: impl ToString,
-) -> LeaseError {
-    LeaseError::Store {
-        store: "etcd",
-        action,
-        cause: StoreError::new(kind, message.to_string()),
-    }
 }

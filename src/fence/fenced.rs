@@ -1,17 +1,14 @@
 //! [`Fenced`]: any source of IDs behind a fence, minting only inside the window its keeper
 //! has secured.
 
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crossbeam_utils::CachePadded;
-
-use super::error::{FenceError, Note};
+use super::error::FenceError;
 use super::gate::{lock, Gate, Status};
-use super::keeper::{Keeper, Renewal};
+use super::keeper::Keeper;
 use super::mark::ceil_millis;
-use super::window::Window;
 use crate::clock::Clock;
 use crate::id::Id;
 use crate::layout::Layout;
@@ -125,95 +122,11 @@ where
         Fenced::start_with(source, node, Box::new(keeper), None, false).opened()
     }
 
-    /// As [`start`](Self::start), with the first window already proven: `first` is the
-    /// renewal a keeper made while it claimed the node (a lease that waited past the node's
-    /// mark and renewed before handing over), applied as the first window instead of a
-    /// renewal now; the renewal thread starts after the keeper's period. The fence's first
-    /// call is refused if `first` is not [`Renewal::Held`] (until a renewal succeeds).
-    ///
-    /// This is how a keeper that must do work before the first ID (the `snowmint-lease`
-    /// crate's Redis and etcd leases) hands its source over.
-    ///
-    /// ```
-    /// # use std::time::Duration;
-    /// use snowmint::fence::{Fenced, Keeper, Renewal};
-    /// use snowmint::{Generator, Layout};
-    /// # struct Generous;
-    /// # impl Keeper for Generous {
-    /// #     fn renew(&mut self, now: u64) -> Renewal {
-    /// #         Renewal::Held { limit_unix_millis: now / 1_000_000 + 1_000, valid_until_nanos: u64::MAX, floor_unix_millis: None }
-    /// #     }
-    /// #     fn release(&mut self, _: Option<u64>) {}
-    /// #     fn period(&self, _: bool) -> Duration { Duration::from_millis(500) }
-    /// # }
-    /// let mut keeper = Generous;
-    /// let gen = Generator::new(Layout::TWITTER, 5)?;
-    /// // The keeper's own first renewal, made before the fence exists.
-    /// let first = keeper.renew(snowmint::clock::Clock::now_unix_nanos(gen.clock()));
-    /// let fenced = Fenced::start_proven(gen, 5, keeper, first);
-    /// assert!(fenced.next_id().is_ok());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn start_proven(source: S, node: u64, keeper: impl Keeper, first: Renewal) -> Fenced<S> {
-        Fenced::start_with(source, node, Box::new(keeper), Some(first), true)
-    }
-
     /// `self` if its first window is open; else the refusal (dropping `self` gives the node
     /// back as it was: nothing was minted).
     fn opened(self) -> Result<Fenced<S>, FenceError> {
         self.gate.check_open()?;
         Ok(self)
-    }
-
-    /// Opens the first window (`first`, or one renewal now) and starts the renewal thread
-    /// if `thread`.
-    pub(crate) fn start_with(
-        source: S,
-        node: u64,
-        mut keeper: Box<dyn Keeper>,
-        first: Option<Renewal>,
-        thread: bool,
-    ) -> Fenced<S> {
-        let clock = source.clock().clone();
-        let first = first.unwrap_or_else(|| keeper.renew(clock.now_unix_nanos()));
-        let ok = matches!(first, Renewal::Held { .. });
-        let delay = keeper.period(ok);
-        let retry = keeper.period(false);
-        let gate = Arc::new(Gate {
-            window: CachePadded::new(Window::closed()),
-            layout: *source.layout(),
-            clock,
-            node,
-            retry,
-            token: sync::AtomicU64::new(keeper.token().unwrap_or(0)),
-            keeper: sync::Mutex::new(keeper),
-            status: sync::Mutex::new(Status::Failing(Arc::new(Note::new("not secured yet")))),
-            stop: Mutex::new(false),
-            wake: Condvar::new(),
-        });
-        gate.apply(first);
-        let worker = if thread {
-            let for_worker = Arc::clone(&gate);
-            let worker = std::thread::Builder::new()
-                .name("snowmint-keeper".to_string())
-                .spawn(move || for_worker.run(delay))
-                .ok();
-            if worker.is_none() {
-                // No thread: the window is only extended when an ID reaches its limit, and a
-                // deadline (a lease) then lapses; say so in the errors.
-                *lock(&gate.status) = Status::Failing(Arc::new(Note::new(
-                    "the renewal thread could not be started",
-                )));
-            }
-            worker
-        } else {
-            None
-        };
-        Fenced {
-            source,
-            gate,
-            worker,
-        }
     }
 
     /// Renews the hold now and applies the outcome (the renewal thread does this every
@@ -560,58 +473,29 @@ where
     pub fn deadline_unix_nanos(&self) -> u64 {
         self.gate.window.valid_until()
     }
-}
 
-impl<S: IdSource> IdSource for Fenced<S>
-where
-    S::Error: Into<FenceError>,
-{
-    type Clock = S::Clock;
-    type Error = FenceError;
-
-    #[inline]
-    fn next_id(&self) -> Result<Id, FenceError> {
-        Fenced::next_id(self)
-    }
-
-    #[inline]
-    fn try_next_id(&self) -> Result<Id, FenceError> {
-        Fenced::try_next_id(self)
-    }
-
-    #[inline]
-    fn next_id_timeout(&self, timeout: Duration) -> Result<Id, FenceError> {
-        Fenced::next_id_timeout(self, timeout)
-    }
-
-    fn next_ids(&self, n: u64) -> Result<IdBatch, FenceError> {
-        Fenced::next_ids(self, n)
-    }
-
-    fn try_next_ids(&self, n: u64) -> Result<IdBatch, FenceError> {
-        Fenced::try_next_ids(self, n)
-    }
-
-    fn fill(&self, out: &mut [Id]) -> Result<(), FillError<FenceError>> {
-        Fenced::fill(self, out)
-    }
-
-    fn layout(&self) -> &Layout {
-        Fenced::layout(self)
-    }
-
-    fn last_id(&self) -> Option<Id> {
-        Fenced::last_id(self)
-    }
-
-    fn clock(&self) -> &S::Clock {
-        Fenced::clock(self)
-    }
-
-    fn max_wait(&self) -> Duration {
+    /// The longest a blocking call waits for a tick before giving up: the wrapped source's.
+    ///
+    /// ```
+    /// # let dir = std::env::temp_dir().join(format!("snowmint-doc-max-wait-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// use snowmint::{Generator, IdSource, Layout};
+    /// use snowmint::fence::FileGuard;
+    /// let gen = FileGuard::new(dir.join("n.hwm")).start(Generator::builder(Layout::TWITTER))?;
+    /// assert_eq!(gen.max_wait(), Generator::new(Layout::TWITTER, 0)?.max_wait());
+    /// # drop(gen);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn max_wait(&self) -> Duration {
         self.source.max_wait()
     }
 }
+
+crate::source::id_source_by_inherent!(
+    impl[S: IdSource] Fenced<S> where [S::Error: Into<FenceError>]
+    { clock: S::Clock, error: FenceError }
+);
 
 /// A source's own error as a fence error.
 fn into_fence<E: Into<FenceError>>(e: E) -> FenceError {
@@ -653,5 +537,6 @@ where
 }
 
 mod cause;
+mod start;
 #[cfg(test)]
 mod tests;

@@ -28,8 +28,8 @@
 //! - 128-bit IDs on the same clock: [`Uuid7`] and [`Ulid`] with strict parsers (in the
 //!   `no_std` core), minted lock-free by [`Uuid7Generator`] (RFC 9562 method 3) and
 //!   [`UlidGenerator`] (monotonic, never failing), their time at most 1 ms ahead of the
-//!   clock; [`shard::Uuid7Shard`] and [`shard::UlidShard`] for one thread's tightest loop.
-//! - Node numbers and fences: [`node`], [`FileGuard`], [`Fenced`] over any source, and
+//!   clock; [`shard::Uuid7Shard`] and [`shard::UlidShard`] for one thread's tightest loop, and [`Ulid::now`] and [`Uuid7::now`] for the per-thread one-call entry.
+//! - Node numbers and fences: [`node`], [`fence::FileGuard`], [`fence::Fenced`] over any source, and
 //!   [`fence`], the seam a keeper of your own (such as the `snowmint-lease` crate's Redis and
 //!   etcd leases) is built on. More: [`docs::fleets`].
 //!

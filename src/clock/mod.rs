@@ -25,7 +25,7 @@
 //! | `wall.rs` | [`WallClock`]: the OS clock on every call |
 //! | `rollback.rs` | [`Rollback`]: what a generator does when its clock steps back |
 //! | `manual.rs` | [`ManualClock`]: time set by hand, for tests |
-//! | `js.rs` | [`JsClock`]: `Date.now()` in a browser (feature `js`) |
+//! | `js.rs` | `JsClock`: `Date.now()` in a browser (feature `js`) |
 
 // Named for the trait it holds, as every room here is.
 #[allow(clippy::module_inception)]

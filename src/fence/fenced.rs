@@ -70,7 +70,7 @@ where
     ///
     /// ```
     /// # use std::time::Duration;
-    /// # use snowmint::{Keeper, Renewal};
+    /// # use snowmint::fence::{Keeper, Renewal};
     /// # struct Generous;
     /// # impl Keeper for Generous {
     /// #     fn renew(&mut self, now: u64) -> Renewal {
@@ -98,7 +98,7 @@ where
     ///
     /// ```
     /// # use std::time::Duration;
-    /// # use snowmint::{Keeper, Renewal};
+    /// # use snowmint::fence::{Keeper, Renewal};
     /// # struct Generous;
     /// # impl Keeper for Generous {
     /// #     fn renew(&mut self, now: u64) -> Renewal {

@@ -1,6 +1,6 @@
 //! The crate's types in other crates' terms, each behind its own feature, gathered in one
 //! public module so that they are found in one place: `snowmint::integrations::serde`,
-//! `…::postgres`, `…::sqlx`, `…::rayon`, `…::asynchronous`, and [`describe_metrics`]. None is
+//! `…::postgres`, `…::sqlx`, `…::rayon`, `…::asynchronous`, and `describe_metrics` (feature `metrics`). None is
 //! used by the layers below; each takes only their public types.
 //!
 //! ```
@@ -25,7 +25,7 @@
 //! | `sqlx.rs` | `sqlx` | `Id` as a PostgreSQL `BIGINT`, `Uuid7` as a `uuid`, for sqlx 0.8 |
 //! | `rayon.rs` | `rayon` | IDs for parallel iterators, one shard per worker thread |
 //! | `asynchronous.rs` | `std` (`tokio` for `IdSourceAsync`) | minting from async tasks on a timer, never blocking the executor |
-//! | [`describe_metrics`] | `metrics` | the descriptions of the crate's metrics, for an exporter (from `events/`) |
+//! | `describe_metrics` | `metrics` | the descriptions of the crate's metrics, for an exporter (from `events/`) |
 
 pub mod asynchronous;
 #[cfg(feature = "postgres")]

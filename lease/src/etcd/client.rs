@@ -26,7 +26,7 @@ use crate::{LeaseError, Password, StoreErrorKind};
 /// and its message), else the step that failed (connect, TLS, the I/O timeout).
 ///
 /// ```
-/// let e = snowmint::etcd::CallError {
+/// let e = snowmint_lease::etcd::CallError {
 ///     endpoint: "10.0.0.5:2379".to_string(),
 ///     reason: "etcd answered InvalidArgument: etcdserver: authentication failed, \
 ///              invalid user ID or password"

@@ -34,7 +34,15 @@ impl TlsFiles {
         let Some(ca) = &self.ca else {
             return Ok(None);
         };
-        let bad = |e: rustls::Error| failed(StoreErrorKind::Settings, ACTION, servers, None, e.to_string());
+        let bad = |e: rustls::Error| {
+            failed(
+                StoreErrorKind::Settings,
+                ACTION,
+                servers,
+                None,
+                e.to_string(),
+            )
+        };
         let mut roots = rustls::RootCertStore::empty();
         for cert in CertificateDer::pem_slice_iter(ca).flatten() {
             roots.add(cert).map_err(bad)?;
@@ -49,8 +57,15 @@ impl TlsFiles {
                 let chain = CertificateDer::pem_slice_iter(cert)
                     .flatten()
                     .collect::<Vec<_>>();
-                let key = PrivateKeyDer::from_pem_slice(key)
-                    .map_err(|e| failed(StoreErrorKind::Settings, ACTION, servers, None, format!("the client key: {e}")))?;
+                let key = PrivateKeyDer::from_pem_slice(key).map_err(|e| {
+                    failed(
+                        StoreErrorKind::Settings,
+                        ACTION,
+                        servers,
+                        None,
+                        format!("the client key: {e}"),
+                    )
+                })?;
                 builder.with_client_auth_cert(chain, key).map_err(bad)?
             }
             None => builder.with_no_client_auth(),
@@ -64,7 +79,13 @@ fn check_certificates(pem: &[u8], action: &'static str) -> Result<(), LeaseError
     let mut found = 0;
     for cert in CertificateDer::pem_slice_iter(pem) {
         if cert.is_err() {
-            return Err(failed(StoreErrorKind::Settings, action, "-", None, "not a PEM text".to_string()));
+            return Err(failed(
+                StoreErrorKind::Settings,
+                action,
+                "-",
+                None,
+                "not a PEM text".to_string(),
+            ));
         }
         found += 1;
     }

@@ -8,8 +8,8 @@ use tokio_postgres::{Client, IsolationLevel};
 use super::connection::Conn;
 use super::schema::{DURABLE, IDENTITY};
 use crate::keeper::millis;
-use crate::{Claim, Store};
 use crate::LeaseError;
+use crate::{Claim, Store};
 
 /// One owner's lease in PostgreSQL.
 pub struct PostgresStore {
@@ -318,5 +318,4 @@ impl Store for PostgresStore {
     fn token(&self) -> Option<u64> {
         self.held.map(|(_, token)| token)
     }
-
 }

@@ -322,6 +322,39 @@ mod tests {
     }
 
     #[test]
+    fn a_postgres_url_is_a_store_of_its_own_and_its_password_is_refused_unquoted() {
+        assert_eq!(
+            store_kind("postgres://minter@db1:5432,db2:5432/ids").unwrap(),
+            StoreKind::Postgres
+        );
+        assert_eq!(
+            store_kind("postgresql://minter@db1/ids").unwrap(),
+            StoreKind::Postgres
+        );
+        let err = store_kind("mysql://h/db")
+            .unwrap_err()
+            .message()
+            .to_string();
+        assert!(err.contains("postgres://USER@HOST:PORT"), "{err}");
+        let err = StoreArgs::default()
+            .postgres("postgres://minter:secret@db1/ids")
+            .unwrap_err()
+            .message()
+            .to_string();
+        assert!(
+            err.contains("holds a password") && !err.contains("secret"),
+            "{err}"
+        );
+        let lease = StoreArgs {
+            lease_user: Some("other".into()),
+            ..StoreArgs::default()
+        }
+        .postgres("postgres://db1:5432/ids")
+        .unwrap();
+        assert!(format!("{lease:?}").contains("\"other\""));
+    }
+
+    #[test]
     fn an_etcd_user_needs_a_password_and_a_redis_user_goes_in_the_url() {
         let args = StoreArgs {
             lease_user: Some("minter".into()),

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use snowmint_lease::etcd::{Etcd, EtcdLease};
+use snowmint_lease::postgres::{Postgres, PostgresLease};
 use snowmint_lease::redis::{Redis, RedisLease};
 use snowmint_lease::{LeaseBuilder, LeaseError, Password};
 
@@ -43,7 +44,7 @@ pub struct StoreArgs {
     pub lease_timeout: Option<Duration>,
 
     /// The CA certificates (PEM) that sign the store's server certificates, for etcds:// and
-    /// rediss:// [default: the webpki roots]
+    /// rediss:// [default: the webpki roots]; for postgres:// it turns TLS on (required)
     #[arg(long, value_name = "FILE")]
     pub lease_cacert: Option<PathBuf>,
 
@@ -55,8 +56,8 @@ pub struct StoreArgs {
     #[arg(long, value_name = "FILE", requires = "lease_cert")]
     pub lease_key: Option<PathBuf>,
 
-    /// The etcd user to authenticate as (for Redis, name the ACL user in the URL:
-    /// rediss://USER@HOST:PORT/); the password from SNOWMINT_LEASE_PASSWORD or
+    /// The etcd user (or PostgreSQL role) to authenticate as (for Redis, name the ACL user in
+    /// the URL: rediss://USER@HOST:PORT/); the password from SNOWMINT_LEASE_PASSWORD or
     /// --lease-password-file
     #[arg(long, value_name = "NAME")]
     pub lease_user: Option<String>,
@@ -141,6 +142,39 @@ impl StoreArgs {
         Ok(lease)
     }
 
+    /// A PostgreSQL lease on `url` (`postgres://USER@HOST:PORT/DB`, several `HOST:PORT`
+    /// allowed) with these settings: TLS with `--lease-cacert` (and `--lease-cert`), the
+    /// role from the URL or `--lease-user`, its password apart. A password inside the URL is
+    /// refused.
+    pub fn postgres(&self, url: &str) -> Result<LeaseBuilder<Postgres>, CliError> {
+        refuse_password(url)?;
+        let mut lease = PostgresLease::builder(url).map_err(parsed)?;
+        if let Some(user) = &self.lease_user {
+            lease = lease.user(user);
+        }
+        if let Some(ca) = &self.lease_cacert {
+            lease = lease
+                .ca_pem(&read("--lease-cacert", ca, FILE_LIMIT)?)
+                .map_err(parsed)?;
+        }
+        if let (Some(cert), Some(key)) = (&self.lease_cert, &self.lease_key) {
+            if self.lease_cacert.is_none() {
+                return Err(CliError::input(
+                    "--lease-cert for PostgreSQL needs --lease-cacert (TLS with the server's CA)",
+                ));
+            }
+            let (cert, key) = (
+                read("--lease-cert", cert, FILE_LIMIT)?,
+                read("--lease-key", key, FILE_LIMIT)?,
+            );
+            lease = lease.client_cert_pem(&cert, &key).map_err(parsed)?;
+        }
+        if let Some(password) = self.password(std::env::var(PASSWORD_ENV).ok())? {
+            lease = lease.password(password);
+        }
+        Ok(lease)
+    }
+
     /// The password: the file's first line if `--lease-password-file` is given, else `env`
     /// (the variable's value), else none. An empty one is refused.
     fn password(&self, env: Option<String>) -> Result<Option<Password>, CliError> {
@@ -181,6 +215,8 @@ pub enum StoreKind {
     Etcd,
     /// `redis://` or `rediss://`.
     Redis,
+    /// `postgres://` or `postgresql://`.
+    Postgres,
 }
 
 /// Which store `url` names, by its scheme, or the error that lists the schemes.
@@ -189,10 +225,13 @@ pub fn store_kind(url: &str) -> Result<StoreKind, CliError> {
         Ok(StoreKind::Etcd)
     } else if url.starts_with("redis://") || url.starts_with("rediss://") {
         Ok(StoreKind::Redis)
+    } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Ok(StoreKind::Postgres)
     } else {
         Err(CliError::input(format_args!(
-            "--lease {}: neither a Redis URL (redis://HOST:PORT/DB, rediss:// for TLS) \
-             nor an etcd cluster (etcd://HOST:PORT,HOST:PORT,..., etcds:// for TLS)",
+            "--lease {}: neither a Redis URL (redis://HOST:PORT/DB, rediss:// for TLS), \
+             an etcd cluster (etcd://HOST:PORT,HOST:PORT,..., etcds:// for TLS) nor a PostgreSQL \
+             database (postgres://USER@HOST:PORT,HOST:PORT/DB, TLS with --lease-cacert)",
             quoted(store_url::shown(url))
         )))
     }
@@ -280,6 +319,39 @@ mod tests {
         let err = with_file.password(None).unwrap_err().message().to_string();
         assert!(err.contains("empty"), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_postgres_url_is_a_store_of_its_own_and_its_password_is_refused_unquoted() {
+        assert_eq!(
+            store_kind("postgres://minter@db1:5432,db2:5432/ids").unwrap(),
+            StoreKind::Postgres
+        );
+        assert_eq!(
+            store_kind("postgresql://minter@db1/ids").unwrap(),
+            StoreKind::Postgres
+        );
+        let err = store_kind("mysql://h/db")
+            .unwrap_err()
+            .message()
+            .to_string();
+        assert!(err.contains("postgres://USER@HOST:PORT"), "{err}");
+        let err = StoreArgs::default()
+            .postgres("postgres://minter:secret@db1/ids")
+            .unwrap_err()
+            .message()
+            .to_string();
+        assert!(
+            err.contains("holds a password") && !err.contains("secret"),
+            "{err}"
+        );
+        let lease = StoreArgs {
+            lease_user: Some("other".into()),
+            ..StoreArgs::default()
+        }
+        .postgres("postgres://db1:5432/ids")
+        .unwrap();
+        assert!(format!("{lease:?}").contains("\"other\""));
     }
 
     #[test]

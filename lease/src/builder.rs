@@ -161,6 +161,7 @@ impl<B: Backend> LeaseBuilder<B> {
     }
 
     /// The backend's settings, for a store's own setters (TLS, credentials).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) fn backend(&self) -> &B {
         &self.backend
     }

@@ -162,7 +162,11 @@ impl fmt::Display for LeaseError {
                 cause,
             } => {
                 // The store's name as people write it.
-                let store = if *store == "redis" { "Redis" } else { store };
+                let store = match *store {
+                    "redis" => "Redis",
+                    "postgres" => "PostgreSQL",
+                    other => other,
+                };
                 write!(f, "could not {action} in {store}: {cause}")
             }
             LeaseError::MarkAhead {

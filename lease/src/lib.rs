@@ -1,6 +1,6 @@
 //! Node numbers for [`snowmint`] leased from a shared store: [`Lease`], the rules
-//! every store shares, the Redis ([`redis`], feature `redis`) and etcd ([`etcd`], feature
-//! `etcd`) stores, the operator's calls, and the store interface for stores of your own
+//! every store shares, the Redis ([`redis`], feature `redis`), etcd ([`etcd`], feature
+//! `etcd`) and PostgreSQL ([`postgres`], feature `postgres`) stores, the operator's calls, and the store interface for stores of your own
 //! ([`Backend`], [`Store`], [`Admin`]).
 //!
 //! A lease claims a node number in a store that several processes share, renews it from a
@@ -84,6 +84,8 @@ mod lease;
 mod operator;
 mod owner;
 mod password;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 mod progress;
 #[cfg(feature = "redis")]
 pub mod redis;

@@ -82,5 +82,5 @@ pub(crate) use self::sources::{
 };
 #[cfg(feature = "std")]
 pub use self::sources::{
-    lease_acquired, lease_record_settled, lease_restore_sign, lease_taken_back,
+    lease_acquired, lease_record_settled, lease_restore_sign, lease_taken_back, lease_unvouched,
 };

@@ -202,6 +202,25 @@ pub fn lease_restore_sign(node: u64, mark_raft_term: u64, raft_term: u64, until_
     );
 }
 
+/// A claim of `node` its store does not vouch for, and `why` (PostgreSQL: the record settled
+/// on another system or timeline, as after a restore or a promoted standby; `fsync` off): it
+/// waits the forgetting rule.
+///
+/// ```
+/// snowmint::fence::events::lease_unvouched(7, "the record was settled on another timeline");
+/// ```
+#[cfg_attr(not(feature = "tracing"), inline(always))]
+#[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
+pub fn lease_unvouched(node: u64, why: &str) {
+    #[cfg(feature = "tracing")]
+    tracing::warn!(
+        target: "snowmint",
+        node,
+        why,
+        "the store cannot vouch that it kept every write: waiting for the forgetting rule (run `snowmint lease raise-floor` after a restore)"
+    );
+}
+
 /// The namespace's record was settled after the forgetting rule's wait (`done`), or found
 /// changed since the claim (another record, another Redis server: left for the next claim).
 #[cfg_attr(not(feature = "tracing"), inline(always))]

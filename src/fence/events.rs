@@ -14,5 +14,5 @@
 //! ```
 
 pub use crate::events::{
-    lease_acquired, lease_record_settled, lease_restore_sign, lease_taken_back,
+    lease_acquired, lease_record_settled, lease_restore_sign, lease_taken_back, lease_unvouched,
 };

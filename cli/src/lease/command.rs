@@ -1,6 +1,6 @@
 //! [`Args`] of `snowmint lease` and [`run`]: the dispatch to its subcommands.
 
-use super::{list, raise};
+use super::{list, raise, schema};
 use crate::error::CliError;
 
 /// Inspect a namespace's node leases, or raise its floor after a restore
@@ -22,11 +22,13 @@ pub struct Args {
 enum Command {
     List(list::Args),
     RaiseFloor(raise::Args),
+    Schema(schema::Args),
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
     match args.command {
         Command::List(a) => list::run(a),
         Command::RaiseFloor(a) => raise::run(a),
+        Command::Schema(a) => schema::run(a),
     }
 }

@@ -8,11 +8,13 @@
 //! | `list.rs` | `lease list`: the record and each node, as text or JSON |
 //! | `raise.rs` | `lease raise-floor`: every mark and the record's floor raised to `--to` |
 //! | `record_layout.rs` | the record's layout read back from the lease's words |
+//! | `schema.rs` | `lease schema --postgres`: the PostgreSQL tables and grants, for a DBA |
 
 mod command;
 mod list;
 mod raise;
 mod record_layout;
+mod schema;
 mod site;
 
 pub use self::command::{run, Args};

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use snowmint_lease::etcd::EtcdLease;
+use snowmint_lease::postgres::PostgresLease;
 use snowmint_lease::redis::RedisLease;
 use snowmint_lease::{FloorRaised, LeaseError, NamespaceState};
 
@@ -14,8 +15,9 @@ use crate::store_args::{store_kind, StoreArgs, StoreKind};
 /// The store flags of every `snowmint lease` command.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Store {
-    /// The lease's store: Redis (redis://HOST:PORT/DB, rediss:// for TLS) or an etcd cluster
-    /// (etcd://HOST:PORT,HOST:PORT,..., etcds:// for TLS), as given to `snowmint serve --lease`
+    /// The lease's store: Redis (redis://HOST:PORT/DB, rediss:// for TLS), an etcd cluster
+    /// (etcd://HOST:PORT,HOST:PORT,..., etcds:// for TLS) or PostgreSQL
+    /// (postgres://USER@HOST:PORT/DB), as given to `snowmint serve --lease`
     #[arg(long, value_name = "URL")]
     pub lease: String,
 
@@ -27,6 +29,7 @@ pub struct Store {
 pub enum Site {
     Redis(Box<RedisLease>),
     Etcd(EtcdLease),
+    Postgres(Box<PostgresLease>),
 }
 
 impl Store {
@@ -53,6 +56,13 @@ impl Store {
                     lease.map_err(crate::store_args::parsed)?,
                 )))
             }
+            StoreKind::Postgres => {
+                let lease = self.store.postgres(url)?;
+                let lease = lease.namespace(ns).io_timeout(timeout).build();
+                Ok(Site::Postgres(Box::new(
+                    lease.map_err(crate::store_args::parsed)?,
+                )))
+            }
         }
     }
 }
@@ -62,6 +72,7 @@ impl Site {
         match self {
             Site::Redis(_) => "redis",
             Site::Etcd(_) => "etcd",
+            Site::Postgres(_) => "postgres",
         }
     }
 
@@ -69,6 +80,7 @@ impl Site {
         match self {
             Site::Redis(l) => l.list(),
             Site::Etcd(l) => l.list(),
+            Site::Postgres(l) => l.list(),
         }
     }
 
@@ -76,6 +88,7 @@ impl Site {
         match self {
             Site::Redis(l) => l.raise_floor(to_unix_millis),
             Site::Etcd(l) => l.raise_floor(to_unix_millis),
+            Site::Postgres(l) => l.raise_floor(to_unix_millis),
         }
     }
 }
@@ -91,6 +104,7 @@ pub fn store_error(what: &str, store: &Store, e: &LeaseError) -> CliError {
             &crate::store_words::Call {
                 store: match store_kind(&store.lease) {
                     Ok(StoreKind::Etcd) => "etcd",
+                    Ok(StoreKind::Postgres) => "PostgreSQL",
                     _ => "Redis",
                 },
                 url: crate::store_url::shown(&store.lease),

@@ -26,6 +26,8 @@ fn min_ttl(kind: StoreKind) -> Duration {
     match kind {
         StoreKind::Redis => Duration::from_millis(30),
         StoreKind::Etcd => Duration::from_secs(1),
+        // A claim and a renewal wait for a flushed commit.
+        StoreKind::Postgres => Duration::from_millis(500),
     }
 }
 
@@ -41,6 +43,7 @@ pub fn lease_flags(flags: &LeaseArgs, kind: StoreKind, max_node: u64) -> Result<
         let store = match kind {
             StoreKind::Redis => "Redis",
             StoreKind::Etcd => "etcd",
+            StoreKind::Postgres => "PostgreSQL",
         };
         return Err(CliError::input(format_args!(
             "--ttl {}: a lease in {store} lives {} to 1 day",

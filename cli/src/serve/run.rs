@@ -78,6 +78,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
             let (claim, backend) = match store_kind(url)? {
                 StoreKind::Etcd => (claimer(store.etcd(url)?, &args.lease, builder)?, "etcd"),
                 StoreKind::Redis => (claimer(store.redis(url)?, &args.lease, builder)?, "redis"),
+                StoreKind::Postgres => (
+                    claimer(store.postgres(url)?, &args.lease, builder)?,
+                    "postgres",
+                ),
             };
             let ttl = args.lease.ttl;
             let timeout = match store.lease_timeout {
@@ -93,7 +97,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 namespace: args.lease.store.namespace.clone(),
                 url: crate::store_url::shown(url),
                 call: Call {
-                    store: if backend == "etcd" { "etcd" } else { "Redis" },
+                    store: match backend {
+                        "etcd" => "etcd",
+                        "postgres" => "PostgreSQL",
+                        _ => "Redis",
+                    },
                     url: crate::store_url::shown(url),
                     timeout,
                 },
@@ -424,7 +432,13 @@ fn claimer<B: Backend + Send + 'static>(
 /// userinfo), its cause in plain words and what to check ([`store_words`]).
 fn lease_error(e: &LeaseError, site: Option<&LeaseSite>) -> CliError {
     let text = match (e, site) {
-        (LeaseError::Store { store: "redis", .. }, Some(site)) => format!(
+        (
+            LeaseError::Store {
+                store: "redis" | "postgres",
+                ..
+            },
+            Some(site),
+        ) => format!(
             "--lease {}: {}",
             site.url,
             store_words::explain(&with_cause(e), &site.call)

@@ -1,0 +1,189 @@
+//! [`Conn`]: one session with the read-write server of a lease's hosts, driven by a
+//! current-thread tokio runtime of its own, every call bounded by the lease's I/O timeout;
+//! it creates the lease's tables on first use when the role may.
+
+use std::time::Duration;
+
+use tokio::runtime::Runtime;
+use tokio_postgres::{Client, Config, NoTls};
+use tokio_postgres_rustls::MakeRustlsConnect;
+
+use super::error::{failed, pg_error};
+use super::schema;
+use crate::{LeaseError, StoreErrorKind};
+
+/// What failed in a call: the connection, the first-use schema, or the call itself.
+enum Step {
+    Schema,
+    Call,
+}
+
+/// A session with the read-write server, reconnecting after any error or timeout (so that
+/// no late answer to one call is read as the next one's).
+pub(super) struct Conn {
+    config: Config,
+    tls: Option<MakeRustlsConnect>,
+    timeout: Duration,
+    runtime: Runtime,
+    client: Option<Client>,
+    /// The task that drives `client`'s connection.
+    task: Option<tokio::task::JoinHandle<()>>,
+    /// Whether the tables were seen (or made) in this process's first session.
+    schema_checked: bool,
+    /// The hosts and ports, for messages.
+    pub(super) servers: String,
+}
+
+impl Conn {
+    pub(super) fn new(
+        config: Config,
+        tls: Option<MakeRustlsConnect>,
+        timeout: Duration,
+        servers: String,
+    ) -> Result<Conn, LeaseError> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            .build()
+            .map_err(|e| {
+                failed(
+                    StoreErrorKind::Unexpected,
+                    "start the lease's I/O runtime",
+                    &servers,
+                    None,
+                    e.to_string(),
+                )
+            })?;
+        Ok(Conn {
+            config,
+            tls,
+            timeout,
+            runtime,
+            client: None,
+            task: None,
+            schema_checked: false,
+            servers,
+        })
+    }
+
+    /// Runs `f` on the session while `action`, connecting first if needed (and creating the
+    /// tables at the first session if they are missing), all within the I/O timeout.
+    pub(super) fn run<T>(
+        &mut self,
+        action: &'static str,
+        f: impl AsyncFnOnce(&mut Client) -> Result<T, tokio_postgres::Error>,
+    ) -> Result<T, LeaseError> {
+        let Conn {
+            config,
+            tls,
+            timeout,
+            runtime,
+            client,
+            task,
+            schema_checked,
+            servers,
+        } = self;
+        let limit = *timeout;
+        // The timer is made inside the runtime, which it needs.
+        let call = async {
+            if client.is_none() {
+                let (c, t) = connect(config, tls.as_ref(), limit)
+                    .await
+                    .map_err(|e| (Step::Call, e))?;
+                *client = Some(c);
+                *task = Some(t);
+            }
+            let Some(c) = client.as_mut() else {
+                unreachable!("connected just above")
+            };
+            if !*schema_checked {
+                ensure_schema(c).await.map_err(|e| (Step::Schema, e))?;
+                *schema_checked = true;
+            }
+            f(c).await.map_err(|e| (Step::Call, e))
+        };
+        let outcome = runtime.block_on(async { tokio::time::timeout(limit, call).await });
+        if !matches!(outcome, Ok(Ok(_))) {
+            // Close the socket now, not at the next call: the server then rolls back a
+            // transaction left open (and frees the namespace's row it may have locked).
+            *client = None;
+            if let Some(t) = task.take() {
+                t.abort();
+                runtime.block_on(async { drop(t.await) });
+            }
+        }
+        match outcome {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err((step, e))) => {
+                let action = match step {
+                    Step::Schema => {
+                        "create the lease's tables (or have a DBA run the script of `snowmint lease schema --postgres`)"
+                    }
+                    Step::Call => action,
+                };
+                Err(pg_error(action, servers, &e))
+            }
+            Err(_) => Err(failed(
+                StoreErrorKind::Unreachable,
+                action,
+                servers,
+                None,
+                format!("no answer within the I/O timeout ({limit:?})"),
+            )),
+        }
+    }
+}
+
+/// A session with the first read-write server of `config`'s hosts, its commits flushed before
+/// they are acknowledged (`synchronous_commit = on`, whatever the server's default) and its
+/// statements and lock waits bounded by `timeout`; and the task that drives it.
+async fn connect(
+    config: &Config,
+    tls: Option<&MakeRustlsConnect>,
+    timeout: Duration,
+) -> Result<(Client, tokio::task::JoinHandle<()>), tokio_postgres::Error> {
+    let (client, task) = match tls {
+        Some(tls) => {
+            let (client, connection) = config.connect(tls.clone()).await?;
+            (client, tokio::spawn(async move { drop(connection.await) }))
+        }
+        None => {
+            let (client, connection) = config.connect(NoTls).await?;
+            (client, tokio::spawn(async move { drop(connection.await) }))
+        }
+    };
+    let ms = timeout.as_millis().max(4);
+    // A lock wait ends before the call's own timeout, so that PostgreSQL says why (SQLSTATE
+    // 55P03); a holder frozen inside a claim's transaction (holding the namespace's row) is
+    // cut off after twice the timeout.
+    client
+        .batch_execute(&format!(
+            "SET synchronous_commit = on; SET statement_timeout = {ms}; SET lock_timeout = {}; \
+             SET idle_in_transaction_session_timeout = {}",
+            ms * 3 / 4,
+            ms.saturating_mul(2)
+        ))
+        .await?;
+    Ok((client, task))
+}
+
+/// Creates the lease's tables if they are missing (the role needs `CREATE` on its schema; a
+/// DBA can run [`schema::schema`]'s script instead).
+async fn ensure_schema(client: &mut Client) -> Result<(), tokio_postgres::Error> {
+    let row = client
+        .query_one(
+            &format!(
+                "SELECT to_regclass('{}') IS NOT NULL AND to_regclass('{}') IS NOT NULL",
+                schema::NAMESPACES,
+                schema::NODES
+            ),
+            &[],
+        )
+        .await?;
+    if row.get::<_, bool>(0) {
+        return Ok(());
+    }
+    let tx = client.transaction().await?;
+    tx.batch_execute(&schema::create()).await?;
+    tx.commit().await
+}

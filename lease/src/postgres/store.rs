@@ -1,0 +1,321 @@
+//! [`PostgresStore`]: the lease's statements (claim, renew, release, settle), each one
+//! transaction, and the [`Store`] built on them.
+
+use std::time::Duration;
+
+use tokio_postgres::{Client, IsolationLevel};
+
+use super::connection::Conn;
+use super::schema::{DURABLE, IDENTITY};
+use crate::keeper::millis;
+use crate::LeaseError;
+use crate::{Claim, Store};
+
+/// One owner's lease in PostgreSQL.
+pub struct PostgresStore {
+    pub(super) conn: Conn,
+    pub(super) namespace: String,
+    pub(super) owner: String,
+    pub(super) ttl: Duration,
+    /// This holder's layout, as the record must hold it (empty for an operator's call).
+    pub(super) layout: String,
+    /// The incarnation a record made by this holder gets.
+    pub(super) incarnation: String,
+    /// The node claimed last and its fencing token.
+    pub(super) held: Option<(u64, u64)>,
+    /// What the last unvouched claim saw: the record's incarnation and the server's
+    /// identity, which a settle must find again.
+    pub(super) to_settle: Option<(String, String)>,
+}
+
+/// What a claim found.
+enum Claimed {
+    Taken {
+        node: u64,
+        token: u64,
+        mark: Option<u64>,
+        mark_owner: Option<String>,
+        vouched: bool,
+        /// Why it is not vouched.
+        why: Option<String>,
+        /// The record's incarnation and this server's identity.
+        seen: (String, String),
+    },
+    AllHeld,
+    Mismatch {
+        ttl_ms: u64,
+        layout: String,
+    },
+}
+
+/// A `u64` as a `bigint` (every value the lease stores is below 2^63).
+fn big(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+/// A `bigint` read back as a `u64` (negative values are none the lease wrote).
+fn unbig(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+/// The claim's transaction, under READ COMMITTED: makes the namespace's record if absent and
+/// locks it (claims of one namespace queue there), checks its TTL and layout, takes the
+/// first free node of `first..=last` (an existing row whose hold expired on the server's
+/// clock, locked with `SKIP LOCKED`, or a node with no row yet: the lower of the two; both
+/// looked for again once if neither was found, as a row a renewal held locked is skipped),
+/// raises the namespace's fencing counter and gives the node to `owner` until
+/// `clock_timestamp() + ttl`. A claim the store does not vouch for raises the counter to at
+/// least the server's Unix milliseconds times 1,024, so that a token given before a restore
+/// to an earlier point is not given again.
+async fn claim(
+    c: &mut Client,
+    s: (&str, &str, &str, &str),
+    ttl_ms: i64,
+    (first, last): (i64, i64),
+) -> Result<Claimed, tokio_postgres::Error> {
+    let (ns, owner, layout, incarnation) = s;
+    let tx = c
+        .build_transaction()
+        .isolation_level(IsolationLevel::ReadCommitted)
+        .start()
+        .await?;
+    tx.execute(
+        "INSERT INTO snowmint_lease_namespace (namespace, incarnation, ttl_ms, layout) \
+         VALUES ($1, $2, $3, $4) ON CONFLICT (namespace) DO NOTHING",
+        &[&ns, &incarnation, &ttl_ms, &layout],
+    )
+    .await?;
+    let rec = tx
+        .query_one(
+            &format!(
+                "SELECT incarnation, ttl_ms, layout, settled_on, floor_ms, {IDENTITY}, {DURABLE} \
+                 FROM snowmint_lease_namespace WHERE namespace = $1 FOR UPDATE"
+            ),
+            &[&ns],
+        )
+        .await?;
+    let rec_incarnation: String = rec.get(0);
+    let (rec_ttl, rec_layout): (i64, String) = (rec.get(1), rec.get(2));
+    if rec_ttl != ttl_ms || rec_layout != layout {
+        tx.rollback().await?;
+        return Ok(Claimed::Mismatch {
+            ttl_ms: unbig(rec_ttl),
+            layout: rec_layout,
+        });
+    }
+    let settled_on: Option<String> = rec.get(3);
+    let floor: Option<i64> = rec.get(4);
+    let here: String = rec.get(5);
+    let durable: bool = rec.get(6);
+    let why = match settled_on.as_deref() {
+        _ if !durable => Some("fsync is off on the server: a crash may lose commits".to_string()),
+        None => None,
+        Some(s) if s == here => None,
+        Some(s) => Some(format!(
+            "the record was settled on system/timeline {s}, the server is now {here}: a \
+             promoted standby, a point-in-time recovery or a copy"
+        )),
+    };
+    let vouched = durable && settled_on.as_deref() == Some(here.as_str());
+    let mut pick: Option<(i64, Option<i64>, Option<String>)> = None;
+    for _ in 0..2 {
+        let free = tx
+            .query_opt(
+                "SELECT node, mark_ms, mark_owner FROM snowmint_lease_node \
+                 WHERE namespace = $1 AND node BETWEEN $2 AND $3 \
+                   AND (holder IS NULL OR expires_at <= clock_timestamp()) \
+                 ORDER BY node LIMIT 1 FOR UPDATE SKIP LOCKED",
+                &[&ns, &first, &last],
+            )
+            .await?
+            .map(|r| (r.get::<_, i64>(0), r.get(1), r.get(2)));
+        let fresh: Option<i64> = tx
+            .query_opt(
+                "SELECT g.n FROM generate_series($2::bigint, $3::bigint) AS g(n) \
+                 WHERE NOT EXISTS (SELECT 1 FROM snowmint_lease_node \
+                                   WHERE namespace = $1 AND node = g.n) \
+                 ORDER BY g.n LIMIT 1",
+                &[&ns, &first, &last],
+            )
+            .await?
+            .map(|r| r.get(0));
+        pick = match (free, fresh) {
+            (Some(f), Some(n)) if f.0 < n => Some(f),
+            (_, Some(n)) => {
+                let made = tx
+                    .execute(
+                        "INSERT INTO snowmint_lease_node (namespace, node) VALUES ($1, $2) \
+                         ON CONFLICT DO NOTHING",
+                        &[&ns, &n],
+                    )
+                    .await?;
+                (made == 1).then_some((n, None, None))
+            }
+            (free, None) => free,
+        };
+        if pick.is_some() {
+            break;
+        }
+    }
+    let Some((node, mark, mark_owner)) = pick else {
+        tx.rollback().await?;
+        return Ok(Claimed::AllHeld);
+    };
+    let token: i64 = tx
+        .query_one(
+            "UPDATE snowmint_lease_namespace SET token = CASE WHEN $2 THEN token + 1 \
+               ELSE GREATEST(token + 1, \
+                 floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint * 1024) END \
+             WHERE namespace = $1 RETURNING token",
+            &[&ns, &vouched],
+        )
+        .await?
+        .get(0);
+    tx.execute(
+        "UPDATE snowmint_lease_node SET holder = $3, token = $4, \
+           expires_at = clock_timestamp() + ($5::bigint)::float8 * interval '1 millisecond' \
+         WHERE namespace = $1 AND node = $2",
+        &[&ns, &node, &owner, &token, &ttl_ms],
+    )
+    .await?;
+    tx.commit().await?;
+    let (mark, mark_owner) = match (floor, mark) {
+        (Some(f), m) if m.is_none_or(|m| f > m) => (Some(f), Some("raise-floor".to_string())),
+        (_, m) => (m, mark_owner),
+    };
+    Ok(Claimed::Taken {
+        node: unbig(node),
+        token: unbig(token),
+        mark: mark.map(unbig),
+        mark_owner,
+        vouched,
+        why,
+        seen: (rec_incarnation, here),
+    })
+}
+
+impl Store for PostgresStore {
+    fn claim(&mut self, first: u64, last: u64) -> Result<Option<Claim>, LeaseError> {
+        let s = (
+            self.namespace.as_str(),
+            self.owner.as_str(),
+            self.layout.as_str(),
+            self.incarnation.as_str(),
+        );
+        let ttl_ms = big(millis(self.ttl));
+        let claimed = self.conn.run("acquire a node", async |c| {
+            claim(c, s, ttl_ms, (big(first), big(last))).await
+        })?;
+        match claimed {
+            Claimed::AllHeld => Ok(None),
+            Claimed::Mismatch { ttl_ms, layout } => Err(LeaseError::Mismatch {
+                namespace: self.namespace.clone(),
+                record_ttl: Duration::from_millis(ttl_ms),
+                record_layout: layout,
+                ttl: self.ttl,
+                layout: self.layout.clone(),
+            }),
+            Claimed::Taken {
+                node,
+                token,
+                mark,
+                mark_owner,
+                vouched,
+                why,
+                seen,
+            } => {
+                self.held = Some((node, token));
+                self.to_settle = (!vouched).then_some(seen);
+                if let Some(why) = why {
+                    snowmint::fence::events::lease_unvouched(node, &why);
+                }
+                Ok(Some(Claim {
+                    node,
+                    mark,
+                    mark_is_ours: mark_owner.as_deref() == Some(self.owner.as_str()),
+                    vouched,
+                    restore_sign: None,
+                }))
+            }
+        }
+    }
+
+    fn renew(&mut self, want_unix_millis: u64) -> Result<Option<u64>, LeaseError> {
+        let Some((node, token)) = self.held else {
+            return Ok(None);
+        };
+        let (ns, owner) = (self.namespace.as_str(), self.owner.as_str());
+        let (node, token, want) = (big(node), big(token), big(want_unix_millis));
+        let ttl_ms = big(millis(self.ttl));
+        let row = self.conn.run("renew the lease", async |c| {
+            c.query_opt(
+                "UPDATE snowmint_lease_node SET \
+                   expires_at = clock_timestamp() + ($5::bigint)::float8 * interval '1 millisecond', \
+                   mark_owner = CASE WHEN $6 > coalesce(mark_ms, 0) THEN $3 ELSE mark_owner END, \
+                   mark_ms = CASE WHEN $6 > coalesce(mark_ms, 0) THEN $6 ELSE mark_ms END \
+                 WHERE namespace = $1 AND node = $2 AND holder = $3 AND token = $4 \
+                   AND expires_at > clock_timestamp() \
+                 RETURNING coalesce(mark_ms, 0)",
+                &[&ns, &node, &owner, &token, &ttl_ms, &want],
+            )
+            .await
+        })?;
+        Ok(row.map(|r| unbig(r.get(0))))
+    }
+
+    fn release(&mut self, mark_unix_millis: Option<u64>) -> Result<(), LeaseError> {
+        let Some((node, token)) = self.held else {
+            return Ok(());
+        };
+        let (ns, owner) = (self.namespace.as_str(), self.owner.as_str());
+        let (node, token, mark) = (big(node), big(token), mark_unix_millis.map(big));
+        self.conn.run("release the lease", async |c| {
+            match mark {
+                // Nothing issued, nothing found: no row is left.
+                None => {
+                    c.execute(
+                        "DELETE FROM snowmint_lease_node \
+                         WHERE namespace = $1 AND node = $2 AND holder = $3 AND token = $4",
+                        &[&ns, &node, &owner, &token],
+                    )
+                    .await
+                }
+                Some(mark) => {
+                    c.execute(
+                        "UPDATE snowmint_lease_node SET holder = NULL, token = NULL, \
+                           expires_at = NULL, mark_ms = $5, mark_owner = $3 \
+                         WHERE namespace = $1 AND node = $2 AND holder = $3 AND token = $4",
+                        &[&ns, &node, &owner, &token, &mark],
+                    )
+                    .await
+                }
+            }
+        })?;
+        Ok(())
+    }
+
+    fn settle(&mut self) -> Result<bool, LeaseError> {
+        let Some((incarnation, here)) = self.to_settle.clone() else {
+            return Ok(false);
+        };
+        let ns = self.namespace.as_str();
+        let done = self
+            .conn
+            .run("settle the namespace's record", async |c| {
+                c.execute(
+                    &format!(
+                        "UPDATE snowmint_lease_namespace SET settled_on = $3 \
+                         WHERE namespace = $1 AND incarnation = $2 AND {IDENTITY} = $3 AND {DURABLE}"
+                    ),
+                    &[&ns, &incarnation, &here],
+                )
+                .await
+            })?;
+        self.to_settle = None;
+        Ok(done == 1)
+    }
+
+    fn token(&self) -> Option<u64> {
+        self.held.map(|(_, token)| token)
+    }
+}

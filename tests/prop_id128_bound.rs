@@ -34,6 +34,18 @@ impl Clock for Creeping {
 
 /// A ULID's time as the generator writes it: the millisecond and the fraction atop the
 /// random part, in nanoseconds rounded down.
+/// The 1/4096 ms tick a clock reading falls in, counted from the Unix epoch.
+fn reading_tick(nanos: u64) -> u64 {
+    nanos / 1_000_000 * 4096 + (nanos % 1_000_000) * 4096 / 1_000_000
+}
+
+/// The tick of an ID's time, from its time in nanoseconds (the tick's start rounded down to
+/// the nanosecond, as `unix_nanos` gives it): rounding up undoes that, where a reading's rule
+/// would put such a time in the tick before (a tick is 244.140625 ns).
+fn id_tick(nanos: u64) -> u64 {
+    nanos / 1_000_000 * 4096 + ((nanos % 1_000_000) * 4096).div_ceil(1_000_000)
+}
+
 fn ulid_nanos(id: Ulid) -> u64 {
     id.unix_millis() * 1_000_000 + ((id.random() >> 68) as u64 * 1_000_000) / 4096
 }
@@ -66,6 +78,22 @@ fn within_bound(nanos: u64, reading: u64, previous: Option<u64>) -> bool {
     nanos <= reading + LEAD_NANOS + TICK_NANOS
         || previous.is_some_and(|p| nanos / TICK_NANOS <= p / TICK_NANOS + 1)
         || nanos < START_NANOS
+}
+
+/// An ID's tick read back from its nanoseconds is the tick it was stamped with, for every
+/// tick of a millisecond; and the case the property below once found (a UUID stamped in the
+/// very tick of the cheap reading, 245 ns before it) is within the bound.
+#[test]
+fn an_ids_tick_reads_back_from_its_nanoseconds() {
+    for tick in 0..4096u64 {
+        let nanos = 1_700_000_000_000_000_000 + tick * 1_000_000 / 4096;
+        assert_eq!(
+            id_tick(nanos),
+            reading_tick(1_700_000_000_000_000_000) + tick
+        );
+    }
+    assert!(id_tick(1_700_000_000_013_173_583) >= reading_tick(1_700_000_000_013_173_828));
+    assert!(id_tick(1_700_000_000_013_173_583) < reading_tick(1_700_000_000_013_173_828 + 245));
 }
 
 proptest! {
@@ -188,7 +216,7 @@ proptest! {
                     // Relaxed: one thread; a lone value.
                     let cheap = published.load(Ordering::Relaxed);
                     for id in us {
-                        prop_assert!(id.unix_nanos() + TICK_NANOS > cheap,
+                        prop_assert!(id_tick(id.unix_nanos()) >= reading_tick(cheap),
                             "UUID at {} ns, behind the cheap reading {cheap}", id.unix_nanos());
                         prop_assert!(seen_u.insert(id), "a UUID twice");
                         prop_assert!(last_u[which].is_none_or(|l| id > l), "UUIDs went back");
@@ -199,7 +227,7 @@ proptest! {
                         last_u[which] = Some(id);
                     }
                     for id in ls {
-                        prop_assert!(ulid_nanos(id) + TICK_NANOS > cheap,
+                        prop_assert!(id_tick(ulid_nanos(id)) >= reading_tick(cheap),
                             "ULID at {} ns, behind the cheap reading {cheap}", ulid_nanos(id));
                         prop_assert!(seen_l.insert(id), "a ULID twice");
                         prop_assert!(last_l[which].is_none_or(|l| id > l), "ULIDs went back");

@@ -8,8 +8,8 @@ use tokio_postgres::Config;
 
 use super::connection::Conn;
 use super::error::failed;
-use super::security::TlsFiles;
 use super::store::PostgresStore;
+use super::tls_files::TlsFiles;
 use crate::{Lease, LeaseBuilder, LeaseError, StoreErrorKind};
 
 /// The PostgreSQL backend of a [`Lease`]: the hosts of one cluster (the read-write one is

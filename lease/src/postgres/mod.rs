@@ -76,6 +76,7 @@ mod operator;
 mod schema;
 mod security;
 mod store;
+mod tls_files;
 
 pub use self::backend::{Postgres, PostgresLease};
 pub use self::schema::schema;

@@ -322,7 +322,10 @@ fn check_windows(r: &Rules, unit: u64, epoch: u64, mask: u64) -> u64 {
 /// highest set bit gives, for every mask `2^b - 2` and states around its blocks and the top
 /// of the range.
 #[test]
-#[cfg_attr(miri, ignore = "1.5 M states, pure arithmetic: the native run covers it")]
+#[cfg_attr(
+    miri,
+    ignore = "1.5 M states, pure arithmetic: the native run covers it"
+)]
 fn the_next_due_state_in_closed_form_is_the_carried_one() {
     fn carried(state: u64, mask: u64) -> Option<u64> {
         let mut due = state.checked_add(1);

@@ -12,7 +12,7 @@
 
 #![allow(dead_code)]
 
-#[path = "server.rs"]
+#[path = "../../../tests/common/server.rs"]
 mod server;
 
 use std::path::PathBuf;

@@ -14,7 +14,7 @@
 
 #![allow(dead_code)]
 
-#[path = "server.rs"]
+#[path = "../../../tests/common/server.rs"]
 mod server;
 
 use std::ffi::OsStr;

@@ -9,7 +9,7 @@
 
 #![allow(dead_code)]
 
-#[path = "server.rs"]
+#[path = "../../../tests/common/server.rs"]
 mod server;
 
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@
 
 #![allow(dead_code)]
 
-#[path = "server.rs"]
+#[path = "../../../tests/common/server.rs"]
 mod server;
 
 use std::io::{Read, Write};

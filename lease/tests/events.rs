@@ -3,131 +3,19 @@
 //! counts a recording `metrics` recorder sees and the events a `tracing` subscriber sees.
 #![cfg(feature = "redis")]
 
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use metrics_util::debugging::{DebugValue, DebuggingRecorder};
 use snowmint::clock::ManualClock;
 use snowmint::fence::FenceError;
 use snowmint::{Generator, Layout};
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id as SpanId, Record};
-use tracing::{Event, Level, Metadata, Subscriber};
+use tracing::Level;
 
 const T0: u64 = 1_700_000_000_000;
 
-/// One trace event: its level, message and other fields (as their `Debug` text).
-#[derive(Clone, Debug)]
-struct Ev {
-    level: Level,
-    message: String,
-    fields: BTreeMap<String, String>,
-}
+#[path = "../../tests/support/observe.rs"]
+mod observe;
 
-impl Ev {
-    fn field(&self, name: &str) -> &str {
-        self.fields.get(name).map_or("<none>", String::as_str)
-    }
-}
-
-/// Every event.
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<Ev>>>);
-
-#[derive(Default)]
-struct Fields(BTreeMap<String, String>);
-
-impl Visit for Fields {
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.0
-            .insert(field.name().to_string(), format!("{value:?}"));
-    }
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.0.insert(field.name().to_string(), value.to_string());
-    }
-}
-
-impl Subscriber for Capture {
-    fn enabled(&self, _: &Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, _: &Attributes<'_>) -> SpanId {
-        SpanId::from_u64(1)
-    }
-    fn record(&self, _: &SpanId, _: &Record<'_>) {}
-    fn record_follows_from(&self, _: &SpanId, _: &SpanId) {}
-    fn event(&self, event: &Event<'_>) {
-        assert_eq!(event.metadata().target(), "snowmint");
-        let mut f = Fields::default();
-        event.record(&mut f);
-        let message = f.0.remove("message").unwrap_or_default();
-        self.0.lock().unwrap().push(Ev {
-            level: *event.metadata().level(),
-            message,
-            fields: f.0,
-        });
-    }
-    fn enter(&self, _: &SpanId) {}
-    fn exit(&self, _: &SpanId) {}
-}
-
-/// A metric: name, labels as `key=value`, value.
-type Metric = (String, Vec<String>, DebugValue);
-
-/// Runs `f` under a fresh recorder and subscriber: the metrics (name, labels, value) and
-/// the events.
-fn observe(f: impl FnOnce()) -> (Vec<Metric>, Vec<Ev>) {
-    let recorder = DebuggingRecorder::new();
-    let snapshotter = recorder.snapshotter();
-    let capture = Capture::default();
-    tracing::subscriber::with_default(capture.clone(), || {
-        metrics::with_local_recorder(&recorder, f)
-    });
-    let mut metrics: Vec<_> = snapshotter
-        .snapshot()
-        .into_vec()
-        .into_iter()
-        .map(|(key, _, _, value)| {
-            let key = key.key();
-            let labels = key
-                .labels()
-                .map(|l| format!("{}={}", l.key(), l.value()))
-                .collect();
-            (key.name().to_string(), labels, value)
-        })
-        .collect();
-    metrics.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
-    let events = capture.0.lock().unwrap().clone();
-    (metrics, events)
-}
-
-fn counter(m: &[Metric], name: &str, label: &str) -> u64 {
-    m.iter()
-        .filter(|(n, l, _)| n == name && (label.is_empty() || l.iter().any(|x| x == label)))
-        .map(|(_, _, v)| match v {
-            DebugValue::Counter(c) => *c,
-            other => panic!("{name} is not a counter: {other:?}"),
-        })
-        .sum()
-}
-
-fn gauge(m: &[Metric], name: &str) -> Option<f64> {
-    m.iter()
-        .find(|(n, _, _)| n == name)
-        .map(|(_, _, v)| match v {
-            DebugValue::Gauge(g) => g.0,
-            other => panic!("{name} is not a gauge: {other:?}"),
-        })
-}
-
-/// Each event's level and message, for comparing a whole sequence at once.
-fn outline(events: &[Ev]) -> Vec<(Level, &str)> {
-    events
-        .iter()
-        .map(|e| (e.level, e.message.as_str()))
-        .collect()
-}
+use observe::{counter, gauge, observe, outline};
 
 const NOT_MINTED_FENCED: &str = "not minted: fenced";
 

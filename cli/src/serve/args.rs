@@ -8,6 +8,7 @@ use crate::escape::quoted;
 use crate::layout_arg::{self, NamedLayout};
 use crate::node_arg::NodeArgs;
 use crate::store_args::StoreArgs;
+use crate::tls::TlsArgs;
 use crate::value::{self, duration};
 
 /// The largest `--max-batch`: a million IDs is a 21 MB text body, minted in about a quarter
@@ -98,6 +99,9 @@ pub struct Args {
     /// whole head before it is closed (at least --header-timeout)
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = value::text(timeout))]
     pub idle_timeout: Duration,
+
+    #[command(flatten)]
+    pub tls: TlsArgs,
 
     /// After SIGTERM or Ctrl-C, how long requests in flight may take before the server
     /// closes their connections and exits anyway

@@ -79,3 +79,33 @@ pub fn server_config(files: &TlsFiles, pems: &Pems, alpn: Alpn) -> Result<Server
     config.alpn_protocols = vec![alpn.id().to_vec()];
     Ok(config)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_certs::TestCerts;
+    use super::*;
+
+    #[test]
+    fn the_alpn_protocol_is_the_callers_and_a_foreign_key_is_named() {
+        let certs = TestCerts::make("config");
+        let pems = certs.files.read().unwrap();
+        let h2 = server_config(&certs.files, &pems, Alpn::H2).unwrap();
+        assert_eq!(h2.alpn_protocols, vec![b"h2".to_vec()]);
+        let http = server_config(&certs.files, &pems, Alpn::Http1).unwrap();
+        assert_eq!(http.alpn_protocols, vec![b"http/1.1".to_vec()]);
+
+        let mut mutual = certs.files.clone();
+        mutual.client_ca = Some(certs.ca.clone());
+        let pems = mutual.read().unwrap();
+        assert!(server_config(&mutual, &pems, Alpn::Http1).is_ok());
+
+        let mut foreign = certs.files.clone();
+        foreign.key = certs.other_key.clone();
+        let pems = foreign.read().unwrap();
+        let e = server_config(&foreign, &pems, Alpn::Http1).unwrap_err();
+        assert!(matches!(e, TlsError::KeyMismatch { .. }), "{e}");
+        assert!(e
+            .to_string()
+            .contains("other-key.pem is not the private key of --tls-cert"));
+    }
+}

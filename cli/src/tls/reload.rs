@@ -190,7 +190,10 @@ impl Tls {
                     every.tick().await;
                     Trigger::Changed
                 };
-                if let Some(line) = tls.reload(trigger) {
+                // Off the workers: a file on a stalled mount blocks this thread, no request.
+                let tried = Arc::clone(&tls);
+                let outcome = tokio::task::spawn_blocking(move || tried.reload(trigger)).await;
+                if let Ok(Some(line)) = outcome {
                     say(format_args!("{line}"));
                 }
             }

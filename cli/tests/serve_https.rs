@@ -219,22 +219,32 @@ fn get(port: u16, config: &Arc<rustls::ClientConfig>, path: &str) -> Result<(u16
 /// over HTTPS with `config`.
 fn start(args: &[&str], config: &Arc<rustls::ClientConfig>) -> Server {
     let server = Server::start_listening(args);
-    assert!(
-        server.stderr().contains("listening on https://127.0.0.1:"),
-        "{}",
-        server.stderr()
-    );
+    // The log's reader hands the port over before it keeps the line: wait for it.
+    poll(START_LIMIT, "the https:// start line", || {
+        server
+            .stderr()
+            .contains("listening on https://127.0.0.1:")
+            .then_some(())
+    });
     poll(START_LIMIT, "/readyz over HTTPS", || {
         matches!(get(server.port, config, "/readyz"), Ok((200, _))).then_some(())
     });
     server
 }
 
-fn handshake_failures(port: u16, config: &Arc<rustls::ClientConfig>, reason: &str) -> f64 {
-    let (_, text) = get(port, config, "/metrics").expect("/metrics");
+/// Waits until the server counted at least `at_least` handshakes failed for `reason` (the
+/// client may see the refusal before the server counts it).
+fn handshake_failures(port: u16, config: &Arc<rustls::ClientConfig>, reason: &str, at_least: f64) {
     let series =
         format!("snowmint_tls_handshake_failures_total{{listener=\"http\",reason=\"{reason}\"}}");
-    metric(&text, &series).unwrap_or(0.0)
+    poll(
+        IO_LIMIT,
+        &format!("{at_least} handshake failures ({reason})"),
+        || {
+            let (_, text) = get(port, config, "/metrics").ok()?;
+            (metric(&text, &series).unwrap_or(0.0) >= at_least).then_some(())
+        },
+    );
 }
 
 #[test]
@@ -288,7 +298,7 @@ fn ids_are_served_over_https_to_a_client_trusting_the_ca() {
     // A client trusting another CA refuses the server.
     let other = Ca::new("plain", "another CA");
     assert!(Https::connect(server.port, &client(&other.pem, None)).is_err());
-    assert!(handshake_failures(server.port, &trusting, "error") >= 2.0);
+    handshake_failures(server.port, &trusting, "error", 2.0);
 }
 
 #[test]
@@ -324,7 +334,7 @@ fn mutual_tls_serves_clients_of_the_ca_only() {
         let answer = get(server.port, &config, "/id");
         assert!(answer.is_err(), "{who}: served {answer:?}");
     }
-    assert!(handshake_failures(server.port, &with_cert, "error") >= 2.0);
+    handshake_failures(server.port, &with_cert, "error", 2.0);
     let (_, page) = get(server.port, &with_cert, "/").unwrap();
     assert!(
         page.contains("HTTPS (TLS, client certificates required)"),
@@ -423,11 +433,12 @@ fn certificates_are_reloaded_on_sighup_and_on_change_and_a_bad_one_is_refused() 
         let peer = Https::connect(server.port, &trusting).ok()?.peer();
         (peer == third.der).then_some(())
     });
-    assert!(
-        server.stderr().contains("(the files changed)"),
-        "{}",
-        server.stderr()
-    );
+    poll(IO_LIMIT, "the log line of the reload on change", || {
+        server
+            .stderr()
+            .contains("(the files changed)")
+            .then_some(())
+    });
     assert_eq!(get(server.port, &trusting, "/id").unwrap().0, 200);
     let (_, m) = get(server.port, &trusting, "/metrics").unwrap();
     let reloads = |outcome: &str| {
@@ -465,7 +476,7 @@ fn a_client_that_never_says_hello_is_dropped_after_the_handshake_timeout() {
         matches!(closed, Ok(0)),
         "the silent connection was still open after {IO_LIMIT:?}: {closed:?}"
     );
-    assert!(handshake_failures(server.port, &trusting, "timeout") >= 1.0);
+    handshake_failures(server.port, &trusting, "timeout", 1.0);
 }
 
 #[test]

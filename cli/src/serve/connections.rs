@@ -11,6 +11,11 @@
 //! the process's open-file limit for those, the lease's store and the runtime, so `accept`
 //! does not run out of descriptors.
 //!
+//! With TLS (`--tls-cert`), a connection's handshake runs on its task after it took its place
+//! in the table ([`crate::tls::accept`], at most `--tls-handshake-timeout`): while it
+//! lasts the connection has no request in flight, so at the cap a stalled handshake is the
+//! first to make room; the header timeout counts from its end.
+//!
 //! Every connection closed or refused for these reasons is counted
 //! (`snowmint_http_connections_closed_total{reason}`) and summed up on standard error at most
 //! every few seconds ([`Connections::report`]).

@@ -34,6 +34,10 @@ pub const MAX_BATCH_LIMIT: u64 = 1_000_000;
 /// lease is released with its mark, exit status 0. A lease lost to another process (this one
 /// was paused or cut off from Redis past its TTL) stops the service the same way, with exit
 /// status 1, for its supervisor to start it anew.
+///
+/// Plaintext HTTP by default; with --tls-cert and --tls-key it speaks HTTPS only (and with
+/// --tls-client-ca requires client certificates from that CA), the files reloaded on SIGHUP
+/// and when they change.
 #[derive(Debug, clap::Args)]
 #[command(mut_arg("node", |a| a.help(
     "The node number: the node bits above the shard bits (0 to 127 for twitter with 3 shard \

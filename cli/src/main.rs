@@ -29,6 +29,7 @@ mod store_args;
 mod store_url;
 mod store_words;
 mod time;
+mod tls;
 mod value;
 
 use std::process::ExitCode;

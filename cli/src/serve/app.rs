@@ -28,6 +28,8 @@ pub struct App {
     pub(super) activity: activity::Activity,
     /// The 128-bit generators of `/uuid7` and `/ulid`.
     pub(super) id128: crate::id128::Generators,
+    /// How the listener speaks, for the status page: plaintext HTTP or HTTPS.
+    pub(super) transport: &'static str,
 }
 
 /// Where a leased node comes from.

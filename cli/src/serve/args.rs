@@ -8,6 +8,7 @@ use crate::escape::quoted;
 use crate::layout_arg::{self, NamedLayout};
 use crate::node_arg::NodeArgs;
 use crate::store_args::StoreArgs;
+use crate::tls::TlsArgs;
 use crate::value::{self, duration};
 
 /// The largest `--max-batch`: a million IDs is a 21 MB text body, minted in about a quarter
@@ -33,6 +34,10 @@ pub const MAX_BATCH_LIMIT: u64 = 1_000_000;
 /// lease is released with its mark, exit status 0. A lease lost to another process (this one
 /// was paused or cut off from Redis past its TTL) stops the service the same way, with exit
 /// status 1, for its supervisor to start it anew.
+///
+/// Plaintext HTTP by default; with --tls-cert and --tls-key it speaks HTTPS only (and with
+/// --tls-client-ca requires client certificates from that CA), the files reloaded on SIGHUP
+/// and when they change.
 #[derive(Debug, clap::Args)]
 #[command(mut_arg("node", |a| a.help(
     "The node number: the node bits above the shard bits (0 to 127 for twitter with 3 shard \
@@ -98,6 +103,9 @@ pub struct Args {
     /// whole head before it is closed (at least --header-timeout)
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = value::text(timeout))]
     pub idle_timeout: Duration,
+
+    #[command(flatten)]
+    pub tls: TlsArgs,
 
     /// After SIGTERM or Ctrl-C, how long requests in flight may take before the server
     /// closes their connections and exits anyway

@@ -11,6 +11,11 @@
 //! the process's open-file limit for those, the lease's store and the runtime, so `accept`
 //! does not run out of descriptors.
 //!
+//! With TLS (`--tls-cert`), a connection's handshake runs on its task after it took its place
+//! in the table ([`crate::tls::accept`], at most `--tls-handshake-timeout`): while it
+//! lasts the connection has no request in flight, so at the cap a stalled handshake is the
+//! first to make room; the header timeout counts from its end.
+//!
 //! Every connection closed or refused for these reasons is counted
 //! (`snowmint_http_connections_closed_total{reason}`) and summed up on standard error at most
 //! every few seconds ([`Connections::report`]).
@@ -34,6 +39,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{watch, Notify};
 
 use super::problem::Problem;
+use crate::tls::{self, Tls};
 
 /// Descriptors the default cap leaves free of the open-file limit: the probe reserve, the
 /// lease's store, the runtime's own, and sockets accepted while an evicted one closes.
@@ -291,6 +297,7 @@ pub async fn serve(
     listener: TcpListener,
     router: Router,
     connections: Arc<Connections>,
+    tls: Option<Arc<Tls>>,
     shutdown: impl Future<Output = ()>,
 ) {
     let (stopping, stop) = watch::channel(false);
@@ -325,6 +332,7 @@ pub async fn serve(
             key,
             slot,
             stop: stop.clone(),
+            tls: tls.clone(),
         };
         let (live, all_closed) = (Arc::clone(&live), Arc::clone(&all_closed));
         tokio::spawn(async move {
@@ -351,11 +359,12 @@ struct Conn {
     key: Option<u64>,
     slot: Option<Arc<Slot>>,
     stop: watch::Receiver<bool>,
+    /// TLS, if the listener speaks HTTPS.
+    tls: Option<Arc<Tls>>,
 }
 
 impl Conn {
     async fn run(mut self, tcp: tokio::net::TcpStream) {
-        let limits = self.connections.limits;
         let probe = self.slot.is_none();
         let slot = self.slot.clone().unwrap_or_else(|| {
             Arc::new(Slot {
@@ -363,12 +372,38 @@ impl Conn {
                 close: Notify::new(),
             })
         });
+        match self.tls.clone() {
+            None => self.serve(tcp, &slot).await,
+            Some(tls) => {
+                // The handshake holds the connection's slot (idle: the first to go when the
+                // cap is reached) for at most --tls-handshake-timeout; a stop abandons it.
+                let stream = tokio::select! {
+                    handshake = tls::accept(&tls, tcp) => handshake.ok(),
+                    () = slot.close.notified(), if !probe => None,
+                    _ = self.stop.changed() => None,
+                };
+                if let Some(stream) = stream {
+                    self.serve(stream, &slot).await;
+                }
+            }
+        }
+        self.connections.release(self.key.take());
+    }
+
+    /// Serves HTTP/1.1 on `io` (the TCP connection, or the TLS stream over it) until it
+    /// closes, times out, is evicted, or the service stops.
+    async fn serve<I>(&mut self, io: I, slot: &Arc<Slot>)
+    where
+        I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let limits = self.connections.limits;
+        let probe = self.slot.is_none();
         // Milliseconds since `born` of the last request's end (`u64::MAX`: none yet).
         let born = Instant::now();
         let last_end = Arc::new(AtomicU64::new(u64::MAX));
         let inner = TowerToHyperService::new(self.router.clone());
         let service = {
-            let (slot, last_end) = (Arc::clone(&slot), Arc::clone(&last_end));
+            let (slot, last_end) = (Arc::clone(slot), Arc::clone(&last_end));
             hyper::service::service_fn(move |request: Request<Incoming>| {
                 // Relaxed: the count is read only to pick an idle connection to close.
                 slot.busy.fetch_add(1, Ordering::Relaxed);
@@ -396,7 +431,7 @@ impl Conn {
             // watchdog's below.
             .header_read_timeout(limits.header.max(limits.idle))
             .keep_alive(!probe);
-        let conn = builder.serve_connection(TokioIo::new(tcp), service);
+        let conn = builder.serve_connection(TokioIo::new(io), service);
         tokio::pin!(conn);
         let mut stopping = false;
         loop {
@@ -442,7 +477,6 @@ impl Conn {
                 }
             }
         }
-        self.connections.release(self.key.take());
     }
 }
 

@@ -1,5 +1,5 @@
 //! `snowmint serve`: an HTTP ID service (axum on tokio) over a sharded generator, its node
-//! number fixed or leased from Redis or etcd.
+//! number fixed or leased from Redis or etcd; HTTPS with `--tls-cert` ([`crate::tls`]).
 //!
 //! One concept per module: [`run`] the service from its flags to its exit, [`app`] what
 //! every handler shares, [`args`] the flags, [`source`] minting from tasks, [`routes`] the

@@ -22,6 +22,7 @@ use super::{activity, checks, held, pool, routes, transitions, App, LeaseSite};
 use crate::error::{with_cause, CliError};
 use crate::store_args::{store_kind, StoreKind};
 use crate::store_words::{self, Call};
+use crate::tls::{Alpn, Tls};
 
 /// The claim of a leased node, run on its own thread once the service listens, reporting
 /// each step.
@@ -54,6 +55,14 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
     // First, so that the lease's own metrics (the node it took) are recorded.
     let metrics = HttpMetrics::install().map_err(CliError::system)?;
+    // The TLS files are checked before listening: a mistake exits at once (status 2).
+    let tls = match args.tls.files() {
+        Some(files) => Some(Arc::new(
+            Tls::load(files, Alpn::Http1, "http", args.tls.tls_handshake_timeout)
+                .map_err(CliError::input)?,
+        )),
+        None => None,
+    };
     let builder = ShardedGenerator::builder(layout)
         .shard_bits(shard_bits)
         .lead_ticks(args.lead_ticks)
@@ -126,8 +135,13 @@ pub fn run(args: Args) -> Result<(), CliError> {
         metrics,
         activity: activity::Activity::new(),
         id128: crate::id128::Generators::new(),
+        transport: match &tls {
+            None => "HTTP (plaintext)",
+            Some(tls) if tls.mutual() => "HTTPS (TLS, client certificates required)",
+            Some(_) => "HTTPS (TLS)",
+        },
     });
-    let served = runtime.block_on(serve(Arc::clone(&app), &args, workers, claim));
+    let served = runtime.block_on(serve(Arc::clone(&app), &args, workers, claim, tls));
     // Tasks still running after the grace period are dropped with the runtime; then ours is
     // the last reference and dropping it releases the lease, writing its mark.
     runtime.shutdown_timeout(RUNTIME_STOP);
@@ -161,9 +175,19 @@ async fn serve(
     args: &Args,
     workers: usize,
     claim: Option<Claim>,
+    tls: Option<Arc<Tls>>,
 ) -> Result<(), CliError> {
     let signals = Signals::register()
         .map_err(|e| CliError::system(format_args!("registering SIGTERM/SIGINT handlers: {e}")))?;
+    // Before listening: from then on SIGHUP reloads the TLS files instead of ending the process.
+    let reloads =
+        match &tls {
+            Some(tls) => Some(tls.watch(say).map_err(|e| {
+                CliError::system(format_args!("registering the SIGHUP handler: {e}"))
+            })?),
+            None => None,
+        };
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .map_err(|e| CliError::system(format_args!("--listen {}: {e}", args.listen)))?;
@@ -201,11 +225,11 @@ async fn serve(
     );
     match (app.minter.get(), &app.lease) {
         (Some(m), _) => say(format_args!(
-            "listening on http://{addr} ({settings}, node {} fixed); ready",
+            "listening on {scheme}://{addr} ({settings}, node {} fixed); ready",
             m.node()
         )),
         (None, Some(site)) => say(format_args!(
-            "listening on http://{addr} ({settings}); claiming a node in {} at {} (GET /readyz says \
+            "listening on {scheme}://{addr} ({settings}); claiming a node in {} at {} (GET /readyz says \
              what it waits for)",
             app.place(),
             site.url
@@ -225,6 +249,7 @@ async fn serve(
         listener,
         routes::router(Arc::clone(&app)),
         Arc::clone(&connections),
+        tls,
         async move {
             let claim_failed = async {
                 match failed_rx.await {
@@ -274,6 +299,9 @@ async fn serve(
     upkeep.abort();
     sampler.abort();
     transitions.abort();
+    if let Some(reloads) = reloads {
+        reloads.abort();
+    }
     let stopped_by = *stop.borrow();
     match stopped_by {
         Some(Stop::Lost) => Err(CliError::system(format_args!(

@@ -21,6 +21,8 @@ pub struct Snapshot<'a> {
     /// The readiness state, as `/readyz` names it.
     pub state: String,
     pub layout: &'a str,
+    /// How the listener speaks: plaintext HTTP or HTTPS (with client certificates or not).
+    pub transport: &'a str,
     pub years_left: f64,
     pub source: &'a str,
     pub backend: Option<&'a str>,
@@ -57,6 +59,7 @@ impl<'a> Snapshot<'a> {
             node: state.node(),
             state: state.name(),
             layout: app.layout_name,
+            transport: app.transport,
             years_left: lifetime::years_left(&app.layout, SystemTime::now()),
             source: if app.lease.is_some() {
                 "lease"
@@ -221,6 +224,7 @@ pub fn render(s: &Snapshot<'_>) -> String {
         );
     }
     row(&mut rows, "layout", "Layout", s.layout);
+    row(&mut rows, "transport", "Listening", s.transport);
     row(
         &mut rows,
         "years-left",
@@ -289,6 +293,7 @@ mod tests {
             node: Some(5),
             state: "ready".to_owned(),
             layout: "twitter",
+            transport: "HTTPS (TLS)",
             years_left: 53.6,
             source: "lease",
             backend: Some("etcd"),
@@ -318,6 +323,7 @@ mod tests {
         assert!(page.contains(r#"<td id="years-left">53.6</td>"#));
         assert!(page.contains(r#"<td id="rate">20</td>"#));
         assert!(page.contains(r#"<td id="waits">3</td>"#));
+        assert!(page.contains(r#"<td id="transport">HTTPS (TLS)</td>"#));
         assert!(page.contains("http-equiv=\"refresh\""));
         assert!(page.contains(r#"<td id="state">ready</td>"#));
         // Self-contained: nothing loaded from elsewhere.

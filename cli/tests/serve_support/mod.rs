@@ -226,9 +226,12 @@ impl Drop for Server {
     }
 }
 
-/// The port of the server's `listening on http://127.0.0.1:PORT` line.
+/// The port of the server's `listening on http://127.0.0.1:PORT` line (`https://` with TLS).
 fn listening_port(line: &str) -> Option<u16> {
-    let rest = line.split("listening on http://").nth(1)?;
+    let rest = line
+        .split("listening on http://")
+        .nth(1)
+        .or_else(|| line.split("listening on https://").nth(1))?;
     let addr = rest.split_whitespace().next()?;
     addr.rsplit(':').next()?.parse().ok()
 }

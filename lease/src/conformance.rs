@@ -33,6 +33,10 @@
 //!   for by that claim's wait.
 //! - [`list_and_raise_floor`]: the operator's calls see holders and marks, and a raised
 //!   floor lifts every mark and every later claim.
+//! - [`a_far_floor_keeps_the_holder`]: a floor raised far past a holder's window does not
+//!   end its lease.
+//! - [`release_keeps_the_floor`]: a release never lowers a mark below the floor or one
+//!   another writer raised.
 
 use core::fmt;
 use std::sync::{Arc, Barrier};
@@ -590,6 +594,107 @@ pub fn list_and_raise_floor<B: Backend>(backend: &B) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The farthest floor every store keeps exactly: 2^63 - 1 ms (PostgreSQL's `bigint`).
+const FAR_FLOOR: u64 = i64::MAX as u64;
+
+/// A floor raised far past a holder's window does not end its lease: with node 0 held and
+/// renewed, [`Admin::raise_floor`] to 2^63 - 1 ms (the year 292 million; a typing slip's
+/// size), then two renewals: each keeps the node (`Ok(Some(mark))`, the mark at or above
+/// the floor), and the list shows the node still held by its holder.
+///
+/// # Errors
+/// A [`Failure`] if a renewal after the raise was refused or reported a mark below the
+/// floor, the list lost the holder, or a store call failed.
+///
+/// ```no_run
+/// # #[cfg(feature = "etcd")] {
+/// let backend = snowmint_lease::etcd::EtcdLease::builder("etcd://127.0.0.1:2379")?.build()?.backend().clone();
+/// snowmint_lease::conformance::a_far_floor_keeps_the_holder(&backend)?;
+/// # }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn a_far_floor_keeps_the_holder<B: Backend>(backend: &B) -> Result<(), Failure> {
+    let run = Run::new(backend, "a_far_floor_keeps_the_holder");
+    let mut a = run.holder("a", LONG_TTL)?;
+    let node = run.claim(&mut a, "a", 0, 0)?.node;
+    run.call("renew", a.renew(now_millis() + 10_000))?
+        .ok_or_else(|| run.fail("a renewal of a held node was refused"))?;
+    let mut admin = run.operator()?;
+    let raised = run.call("raise the floor", admin.raise_floor(FAR_FLOOR))?;
+    run.check(raised.floor_unix_millis == Some(FAR_FLOOR), || {
+        format!("raising the floor to {FAR_FLOOR} reported {raised:?}")
+    })?;
+    for _ in 0..2 {
+        let renewed = run.call("renew", a.renew(now_millis() + 10_000))?;
+        run.check(renewed.is_some_and(|m| m >= FAR_FLOOR), || {
+            format!(
+                "after the floor was raised to {FAR_FLOOR}, a renewal of held node {node} \
+                 answered {renewed:?} (the node is still held: it must be kept, with the mark)"
+            )
+        })?;
+    }
+    let state = run.call("list", admin.list())?;
+    let listed = state.nodes.iter().find(|n| n.node == node);
+    run.check(listed.is_some_and(|n| n.holder.is_some()), || {
+        format!("after the far floor and two renewals, the list shows node {node} as {listed:?}")
+    })?;
+    run.call("release", a.release(Some(now_millis())))?;
+    Ok(())
+}
+
+/// A release never lowers a mark below the namespace's floor or a mark another writer
+/// raised: nodes 0 and 1 held and renewed to now + 10 s, the floor raised to now + 60 s
+/// (raising both marks), node 1's holder renewing past it to now + 120 s (its own mark
+/// now); both released with a last time of about now: node 0's mark stays at the floor
+/// at least, and node 1's comes down no lower than the floor.
+///
+/// # Errors
+/// A [`Failure`] if a mark after a release is below the floor, or a store call failed.
+///
+/// ```no_run
+/// # #[cfg(feature = "etcd")] {
+/// let backend = snowmint_lease::etcd::EtcdLease::builder("etcd://127.0.0.1:2379")?.build()?.backend().clone();
+/// snowmint_lease::conformance::release_keeps_the_floor(&backend)?;
+/// # }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn release_keeps_the_floor<B: Backend>(backend: &B) -> Result<(), Failure> {
+    let run = Run::new(backend, "release_keeps_the_floor");
+    let now = now_millis();
+    let (mut a, mut b) = (run.holder("a", LONG_TTL)?, run.holder("b", LONG_TTL)?);
+    run.claim(&mut a, "a", 0, 0)?;
+    run.claim(&mut b, "b", 1, 1)?;
+    run.call("renew", a.renew(now + 10_000))?;
+    run.call("renew", b.renew(now + 10_000))?;
+    let floor = now + 60_000;
+    let mut admin = run.operator()?;
+    run.call("raise the floor", admin.raise_floor(floor))?;
+    let renewed = run.call("renew", b.renew(now + 120_000))?;
+    run.check(renewed >= Some(now + 120_000), || {
+        format!(
+            "a renewal past the floor to {} answered {renewed:?}",
+            now + 120_000
+        )
+    })?;
+    run.call("release", a.release(Some(now + 1_000)))?;
+    run.call("release", b.release(Some(now + 2_000)))?;
+    let state = run.call("list", admin.list())?;
+    for node in [0, 1] {
+        let mark = state
+            .nodes
+            .iter()
+            .find(|n| n.node == node)
+            .and_then(|n| n.mark_unix_millis);
+        run.check(mark >= Some(floor), || {
+            format!(
+                "node {node} released (last time about now) after the floor was raised to \
+                 {floor} has mark {mark:?}, below the floor"
+            )
+        })?;
+    }
+    Ok(())
+}
+
 /// Every property, in turn: the first failure, or `Ok(())`. `forget` makes the store forget
 /// a namespace (see [`settles_only_on_the_same_store`]); it may forget more (every key of
 /// the server) as long as the server stays the one `backend` reaches.
@@ -618,6 +723,8 @@ pub fn run_all<B: Backend>(backend: &B, forget: impl FnMut(&str)) -> Result<(), 
     release_leaves_the_mark(backend)?;
     settles_only_on_the_same_store(backend, forget)?;
     list_and_raise_floor(backend)?;
+    a_far_floor_keeps_the_holder(backend)?;
+    release_keeps_the_floor(backend)?;
     renewal_after_expiry_is_refused(backend)?;
     Ok(())
 }

@@ -82,5 +82,6 @@ pub(crate) use self::sources::{
 };
 #[cfg(feature = "std")]
 pub use self::sources::{
-    lease_acquired, lease_record_settled, lease_restore_sign, lease_taken_back, lease_unvouched,
+    lease_acquired, lease_floor_ahead, lease_record_settled, lease_restore_sign, lease_taken_back,
+    lease_unvouched,
 };

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use ::redis::Script;
 
-use super::store::{redis_error, RedisStore};
+use super::store::{redis_error, RedisStore, GREATER};
 use crate::{FloorRaised, LeaseError, NamespaceState, NodeState, RecordState};
 
 /// Returns the record `KEYS[1]` (`HGETALL`, flat) and, for every key matching `ARGV[1]`
@@ -35,14 +35,14 @@ return {redis.call('HGETALL', KEYS[1]), out}
 
 /// Raises every mark matching `ARGV[1]` (the glob-escaped prefix, then `*:last`) below
 /// `ARGV[2]` ms to it (owner `raise-floor`), and the record `KEYS[1]`'s `floor_ms` likewise
-/// if the record exists. Returns `{record_floor_ms or '', kept, raised keys...}`.
+/// if the record exists, comparing marks as decimal text (exact at any size: see
+/// [`GREATER`]). Returns `{record_floor_ms or '', kept, raised keys...}`.
 const RAISE: &str = r"
-local to = tonumber(ARGV[2])
+local to = ARGV[2]
 local raised, kept = {}, 0
 for _, key in ipairs(redis.call('KEYS', ARGV[1])) do
-  local ms = tonumber(redis.call('HGET', key, 'ms') or '0')
-  if ms < to then
-    redis.call('HSET', key, 'ms', ARGV[2], 'owner', 'raise-floor')
+  if greater(to, redis.call('HGET', key, 'ms') or '0') then
+    redis.call('HSET', key, 'ms', to, 'owner', 'raise-floor')
     table.insert(raised, key)
   else
     kept = kept + 1
@@ -50,12 +50,11 @@ for _, key in ipairs(redis.call('KEYS', ARGV[1])) do
 end
 local floor = ''
 if redis.call('EXISTS', KEYS[1]) == 1 then
-  local was = tonumber(redis.call('HGET', KEYS[1], 'floor_ms') or '0')
-  if was < to then
-    redis.call('HSET', KEYS[1], 'floor_ms', ARGV[2])
-    was = to
+  floor = redis.call('HGET', KEYS[1], 'floor_ms') or '0'
+  if greater(to, floor) then
+    redis.call('HSET', KEYS[1], 'floor_ms', to)
+    floor = to
   end
-  floor = string.format('%d', was)
 end
 local reply = {floor, tostring(kept)}
 for _, key in ipairs(raised) do table.insert(reply, key) end
@@ -139,7 +138,7 @@ fn record_of(flat: &[String]) -> Option<RecordState> {
 }
 
 pub(super) fn raise_floor(store: &mut RedisStore, to: u64) -> Result<FloorRaised, LeaseError> {
-    let script = Script::new(RAISE);
+    let script = Script::new(&format!("{GREATER}{RAISE}"));
     let pattern = format!("{}*:last", glob_escape(&store.prefix));
     let record_key = store.record.key.clone();
     let reply: Vec<String> = store

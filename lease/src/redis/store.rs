@@ -172,14 +172,16 @@ impl Conn {
 
     /// Runs `f` on the connection, connecting first if needed; drops the connection on any
     /// error, so that the next call reconnects rather than read a late reply to this one.
+    /// The connection and its handshake together take at most the I/O timeout, and each
+    /// reply waits at most as long; a timeout's error says which and how long.
     pub(super) fn with<T>(
         &mut self,
         f: impl FnOnce(&Scripts<'_>, &mut Connection) -> RedisResult<T>,
     ) -> RedisResult<T> {
         if self.conn.is_none() {
-            let c = self.client.get_connection_with_timeout(self.timeout)?;
-            c.set_read_timeout(Some(self.timeout))?;
-            c.set_write_timeout(Some(self.timeout))?;
+            let c = self
+                .connect()
+                .map_err(|e| timed_out(e, self.timeout, "connecting"))?;
             self.conn = Some(c);
         }
         let scripts = Scripts {
@@ -195,7 +197,22 @@ impl Conn {
         if result.is_err() {
             self.conn = None;
         }
-        result
+        result.map_err(|e| timed_out(e, self.timeout, "waiting for a reply"))
+    }
+
+    /// Connects within the I/O timeout. The client waits up to the time left for each reply
+    /// of its handshake (`AUTH`, `SELECT`), so it is given the timeout shared among them.
+    fn connect(&self) -> RedisResult<Connection> {
+        let settings = self.client.get_connection_info().redis_settings();
+        let replies = u32::from(settings.password().is_some())
+            + u32::from(settings.db() != 0)
+            + if settings.skip_set_lib_name() { 0 } else { 2 };
+        let c = self
+            .client
+            .get_connection_with_timeout(self.timeout / replies.max(1))?;
+        c.set_read_timeout(Some(self.timeout))?;
+        c.set_write_timeout(Some(self.timeout))?;
+        Ok(c)
     }
 
     /// Takes a free node of `first..=last`, trying `start` first, checking the namespace's
@@ -425,6 +442,22 @@ impl Store for RedisStore {
     fn token(&self) -> Option<u64> {
         None
     }
+}
+
+/// `e` in words if it is a timeout (the client says "Resource temporarily unavailable"):
+/// which wait, and the I/O timeout's value; any other error as it is.
+fn timed_out(e: ::redis::RedisError, timeout: Duration, during: &str) -> ::redis::RedisError {
+    if !e.is_timeout() {
+        return e;
+    }
+    std::io::Error::new(
+        std::io::ErrorKind::TimedOut,
+        format!(
+            "no answer within the I/O timeout ({timeout:?}) while {during}: check that the \
+             Redis server runs, is reachable from here and is not overloaded"
+        ),
+    )
+    .into()
 }
 
 /// A Redis error while `action`, in this crate's terms: its kind and the client's message.

@@ -37,6 +37,8 @@
 //!   end its lease.
 //! - [`release_keeps_the_floor`]: a release never lowers a mark below the floor or one
 //!   another writer raised.
+//! - [`reset_floor_recovers`]: a reset lowers a wrong floor and the operator's marks, never
+//!   a holder's mark, and keeps the holders.
 
 use core::fmt;
 use std::sync::{Arc, Barrier};
@@ -695,6 +697,83 @@ pub fn release_keeps_the_floor<B: Backend>(backend: &B) -> Result<(), Failure> {
     Ok(())
 }
 
+/// [`Admin::reset_floor`] recovers a namespace from a far floor without lowering what a
+/// holder recorded: node 0 held, node 1 released with a mark, the floor raised to 2^63 - 1
+/// ms; a reset to now with marks at now + 120 s lowers the floor, brings both operator
+/// marks down to now + 120 s (owner `reset-floor…`), keeps node 0's holder, and a claim of
+/// a node without a mark starts after the new floor (not the far one); a holder's mark
+/// above the marks' time survives a second reset.
+///
+/// # Errors
+/// A [`Failure`] if the reset left the far floor or an operator's mark, lowered a holder's
+/// mark, ended a hold, or a store call failed.
+///
+/// ```no_run
+/// # #[cfg(feature = "etcd")] {
+/// let backend = snowmint_lease::etcd::EtcdLease::builder("etcd://127.0.0.1:2379")?.build()?.backend().clone();
+/// snowmint_lease::conformance::reset_floor_recovers(&backend)?;
+/// # }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn reset_floor_recovers<B: Backend>(backend: &B) -> Result<(), Failure> {
+    let run = Run::new(backend, "reset_floor_recovers");
+    let now = now_millis();
+    let (mut a, mut b) = (run.holder("a", LONG_TTL)?, run.holder("b", LONG_TTL)?);
+    run.claim(&mut a, "a", 0, 0)?;
+    run.claim(&mut b, "b", 1, 1)?;
+    run.call("renew", a.renew(now + 10_000))?;
+    run.call("renew", b.renew(now + 10_000))?;
+    run.call("release", b.release(Some(now + 5_000)))?;
+    let mut admin = run.operator()?;
+    run.call("raise the floor", admin.raise_floor(FAR_FLOOR))?;
+    let marks = now + 120_000;
+    let audit = "reset-floor:by=conformance;at=0;from=far;to=now";
+    let reset = run.call("reset the floor", admin.reset_floor(now, marks, audit))?;
+    run.check(
+        reset.floor_was == Some(FAR_FLOOR)
+            && reset.floor_unix_millis == Some(now)
+            && reset.reset.contains(&0)
+            && reset.reset.contains(&1),
+        || format!("resetting the floor {FAR_FLOOR} to {now}, marks {marks}, reported {reset:?}"),
+    )?;
+    let state = run.call("list", admin.list())?;
+    let record_floor = state.record.as_ref().and_then(|r| r.floor_unix_millis);
+    run.check(record_floor == Some(now), || {
+        format!("after a reset to {now}, the record's floor is {record_floor:?}")
+    })?;
+    for node in [0, 1] {
+        let listed = state.nodes.iter().find(|n| n.node == node);
+        run.check(
+            listed.is_some_and(|n| {
+                n.mark_unix_millis == Some(marks)
+                    && n.mark_owner.as_deref() == Some(audit)
+                    && (node == 1 || n.holder.is_some())
+            }),
+            || format!("after a reset with marks {marks}, node {node} is {listed:?}"),
+        )?;
+    }
+    let renewed = run.call("renew", a.renew(now + 200_000))?;
+    run.check(renewed == Some(now + 200_000), || {
+        format!("a renewal of the held node after the reset answered {renewed:?}")
+    })?;
+    let again = run.call("reset the floor", admin.reset_floor(now, marks, audit))?;
+    run.check(
+        !again.reset.contains(&0) && !again.reset.contains(&1),
+        || format!("a second reset changed a holder's higher mark or an unchanged one: {again:?}"),
+    )?;
+    let mut c = run.holder("c", LONG_TTL)?;
+    let claim = run.claim(&mut c, "c", 2, 2)?;
+    run.check(claim.mark == Some(now), || {
+        format!(
+            "a claim of a node without a mark after the reset to {now} got mark {:?}",
+            claim.mark
+        )
+    })?;
+    run.call("release", a.release(Some(now)))?;
+    run.call("release", c.release(None))?;
+    Ok(())
+}
+
 /// Every property, in turn: the first failure, or `Ok(())`. `forget` makes the store forget
 /// a namespace (see [`settles_only_on_the_same_store`]); it may forget more (every key of
 /// the server) as long as the server stays the one `backend` reaches.
@@ -725,6 +804,7 @@ pub fn run_all<B: Backend>(backend: &B, forget: impl FnMut(&str)) -> Result<(), 
     list_and_raise_floor(backend)?;
     a_far_floor_keeps_the_holder(backend)?;
     release_keeps_the_floor(backend)?;
+    reset_floor_recovers(backend)?;
     renewal_after_expiry_is_refused(backend)?;
     Ok(())
 }

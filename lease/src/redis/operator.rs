@@ -6,7 +6,7 @@ use std::time::Duration;
 use ::redis::Script;
 
 use super::store::{redis_error, RedisStore, GREATER};
-use crate::{FloorRaised, LeaseError, NamespaceState, NodeState, RecordState};
+use crate::{FloorRaised, FloorReset, LeaseError, NamespaceState, NodeState, RecordState};
 
 /// Returns the record `KEYS[1]` (`HGETALL`, flat) and, for every key matching `ARGV[1]`
 /// (the node keys' prefix, glob-escaped, then `*`), flat quintuples `key, holder, pttl_ms,
@@ -57,6 +57,35 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
   end
 end
 local reply = {floor, tostring(kept)}
+for _, key in ipairs(raised) do table.insert(reply, key) end
+return reply
+";
+
+/// Sets every mark matching `ARGV[1]` (the glob-escaped prefix, then `*:last`) that an
+/// operator wrote (owner `raise-floor…` or `reset-floor…`) to `ARGV[3]` ms, and raises every
+/// other below it to it, each with owner `ARGV[4]` (the audit line); then sets the record
+/// `KEYS[1]`'s `floor_ms` to `ARGV[2]` and its `floor_reset` to the audit line, if the
+/// record exists. Returns `{the floor before or '', 1 if a record, kept, reset keys...}`.
+const RESET: &str = r"
+local raised, kept = {}, 0
+for _, key in ipairs(redis.call('KEYS', ARGV[1])) do
+  local m = redis.call('HMGET', key, 'ms', 'owner')
+  local ms, by = m[1] or '0', m[2] or ''
+  local operator = string.sub(by, 1, 11) == 'raise-floor' or string.sub(by, 1, 11) == 'reset-floor'
+  if (operator and ms ~= ARGV[3]) or greater(ARGV[3], ms) then
+    redis.call('HSET', key, 'ms', ARGV[3], 'owner', ARGV[4])
+    table.insert(raised, key)
+  else
+    kept = kept + 1
+  end
+end
+local was, has = '', '0'
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  was = redis.call('HGET', KEYS[1], 'floor_ms') or ''
+  has = '1'
+  redis.call('HSET', KEYS[1], 'floor_ms', ARGV[2], 'floor_reset', ARGV[4])
+end
+local reply = {was, has, tostring(kept)}
 for _, key in ipairs(raised) do table.insert(reply, key) end
 return reply
 ";
@@ -159,7 +188,52 @@ pub(super) fn raise_floor(store: &mut RedisStore, to: u64) -> Result<FloorRaised
     })
 }
 
+pub(super) fn reset_floor(
+    store: &mut RedisStore,
+    (to, marks): (u64, u64),
+    audit: &str,
+) -> Result<FloorReset, LeaseError> {
+    let script = Script::new(&format!("{GREATER}{RESET}"));
+    let pattern = format!("{}*:last", glob_escape(&store.prefix));
+    let record_key = store.record.key.clone();
+    let reply: Vec<String> = store
+        .conn
+        .with(|_, c| {
+            script
+                .key(&record_key)
+                .arg(&pattern)
+                .arg(to)
+                .arg(marks)
+                .arg(audit)
+                .invoke(c)
+        })
+        .map_err(|e| redis_error("reset the namespace's floor", e))?;
+    let reset = reply
+        .iter()
+        .skip(3)
+        .filter_map(|k| k.strip_prefix(store.prefix.as_str()))
+        .filter_map(|k| k.strip_suffix(":last"))
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    Ok(FloorReset {
+        floor_was: reply.first().and_then(|f| f.parse().ok()),
+        floor_unix_millis: (reply.get(1).map(String::as_str) == Some("1")).then_some(to),
+        marks_unix_millis: marks,
+        reset,
+        kept: reply.get(2).and_then(|k| k.parse().ok()).unwrap_or(0),
+    })
+}
+
 impl crate::Admin for RedisStore {
+    fn reset_floor(
+        &mut self,
+        to_unix_millis: u64,
+        marks_unix_millis: u64,
+        audit: &str,
+    ) -> Result<FloorReset, LeaseError> {
+        reset_floor(self, (to_unix_millis, marks_unix_millis), audit)
+    }
+
     fn list(&mut self) -> Result<NamespaceState, LeaseError> {
         list(self)
     }

@@ -18,11 +18,12 @@ use crate::value;
 /// time of the loss (the backup's restore, or the fail-over) or later. Every claim then
 /// starts after max(its node's mark, the floor), also a node that has no mark.
 ///
-/// A floor is never lowered, so a wrong one is costly: a floor ahead of the clock keeps
-/// every new claim of the namespace from minting until the clock passes it. So the command
-/// first prints what it will do and changes nothing unless --yes is given; it refuses a
-/// TIME past the layout's expiry (the namespace could never mint again), and a TIME more
-/// than --max-ahead ahead of this machine's clock unless --force is given.
+/// A raise never lowers the floor, so a wrong one is costly: a floor ahead of the clock
+/// keeps every new claim of the namespace from minting until the clock passes it (running
+/// servers keep their nodes and mint on; a wrong floor is undone by `lease reset-floor`).
+/// So the command first prints what it will do and changes nothing unless --yes is given;
+/// it refuses a TIME past the layout's expiry (the namespace could never mint again), and
+/// a TIME more than --max-ahead ahead of this machine's clock unless --force is given.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -53,7 +54,7 @@ pub struct Args {
 }
 
 /// TIME as Unix milliseconds (rounded up: the floor is never below the time given).
-fn floor(text: &str) -> Result<u64, String> {
+pub(super) fn floor(text: &str) -> Result<u64, String> {
     let at: SystemTime = time::parse(text)?;
     let nanos = at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     u64::try_from(nanos.div_ceil(1_000_000))
@@ -129,6 +130,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
             "the record keeps the floor {} ({f}): every claim starts after it\n",
             display_millis(f)
         ),
+        // The read before the raise found a record: the store's answer left the floor out
+        // (an older server's reply, a record changed in between); say so, not "no record".
+        None if state.record.is_some() => "the store did not report the floor its record keeps \
+             now: run `snowmint lease list` to read it\n"
+            .to_owned(),
         None => "no namespace record: no floor kept (a claim there waits the forgetting rule, \
                  one TTL plus the margin, and starts after the marks)\n"
             .to_owned(),
@@ -151,7 +157,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
 
 /// Refuses a floor `to` (Unix milliseconds) past `layout`'s expiry (when the record names
 /// it), or more than `max_ahead` ahead of `now` unless `force`.
-fn check(
+pub(super) fn check(
     to: u64,
     now: u64,
     layout: Option<&Layout>,

@@ -7,7 +7,7 @@ use std::time::Duration;
 use snowmint_lease::etcd::EtcdLease;
 use snowmint_lease::postgres::PostgresLease;
 use snowmint_lease::redis::RedisLease;
-use snowmint_lease::{FloorRaised, LeaseError, NamespaceState};
+use snowmint_lease::{FloorRaised, FloorReset, LeaseError, NamespaceState};
 
 use crate::error::{with_cause, CliError};
 use crate::store_args::{store_kind, StoreArgs, StoreKind};
@@ -89,6 +89,16 @@ impl Site {
             Site::Redis(l) => l.raise_floor(to_unix_millis),
             Site::Etcd(l) => l.raise_floor(to_unix_millis),
             Site::Postgres(l) => l.raise_floor(to_unix_millis),
+        }
+    }
+}
+
+impl Site {
+    pub fn reset_floor(&self, to_unix_millis: u64) -> Result<FloorReset, LeaseError> {
+        match self {
+            Site::Redis(l) => l.reset_floor(to_unix_millis),
+            Site::Etcd(l) => l.reset_floor(to_unix_millis),
+            Site::Postgres(l) => l.reset_floor(to_unix_millis),
         }
     }
 }

@@ -6,7 +6,8 @@ use crate::store::Store;
 
 /// The operator's calls on a namespace, made on a session opened for no holder
 /// ([`Lease::list`](crate::Lease::list), [`Lease::raise_floor`](crate::Lease::raise_floor),
-/// `snowmint lease`). Both are safe while holders run.
+/// [`Lease::reset_floor`](crate::Lease::reset_floor), `snowmint lease`). All are safe while
+/// holders run.
 ///
 /// ```no_run
 /// # #[cfg(feature = "redis")] {

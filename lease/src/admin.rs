@@ -51,4 +51,14 @@ pub trait Admin: Store {
         marks_unix_millis: u64,
         audit: &str,
     ) -> Result<FloorReset, LeaseError>;
+
+    /// The store's own clock, Unix milliseconds, where the store tells it (Redis `TIME`,
+    /// PostgreSQL `clock_timestamp()`); `None` where it does not (etcd; the default), and
+    /// the caller then has only its own clock.
+    ///
+    /// # Errors
+    /// [`LeaseError::Store`] if the store failed.
+    fn clock_unix_millis(&mut self) -> Result<Option<u64>, LeaseError> {
+        Ok(None)
+    }
 }

@@ -61,13 +61,13 @@ impl<B: Backend> Lease<B> {
     /// every later claim from minting): sets the namespace's floor to `to_unix_millis`,
     /// lower or higher, and, so that no ID can repeat, first sets every mark to at least
     /// the highest time any holder recorded in the namespace (its highest mark not written
-    /// by an operator's call) and at least this machine's clock plus twice the namespace's
-    /// TTL (which covers the window of every running holder, and every holder's mark that a
+    /// by an operator's call) and at least the clock (this machine's or the store's, the
+    /// later) plus twice the namespace's TTL (which covers the window of every running holder, and every holder's mark that a
     /// raise overwrote). Marks an operator wrote (`raise-floor`) come down to that time;
     /// a holder's mark is never lowered. Each mark set, and the record (Redis, etcd), keeps
     /// an audit line as its owner: `reset-floor:by=OWNER;at=MS;from=FLOOR;to=MS`. Running
-    /// holders keep their leases: their renewals never lower a mark. Uses this machine's
-    /// clock: run it where the clock is right.
+    /// holders keep their leases: their renewals never lower a mark. Uses the later of this
+    /// machine's clock and the store's (Redis, PostgreSQL; etcd tells none).
     ///
     /// # Errors
     /// [`LeaseError::Store`] if the store could not be reached, refused a call, or its keys
@@ -84,10 +84,36 @@ impl<B: Backend> Lease<B> {
     pub fn reset_floor(&self, to_unix_millis: u64) -> Result<FloorReset, LeaseError> {
         let mut session = self.open_for_operator()?;
         let state = session.list()?;
+        let store_now = session.clock_unix_millis()?.unwrap_or(0);
         let (marks, audit) = reset_plan(&state, to_unix_millis, self.ttl, &session_owner());
+        // The later of this clock and the store's, plus twice the TTL.
+        let marks = marks.max(
+            store_now.saturating_add(
+                crate::keeper::millis(state.record.as_ref().map_or(self.ttl, |r| r.ttl))
+                    .saturating_mul(2),
+            ),
+        );
         let mut reset = session.reset_floor(to_unix_millis, marks, &audit)?;
         reset.reset.sort_unstable();
         Ok(reset)
+    }
+
+    /// The store's own clock, Unix milliseconds, where it tells it (Redis `TIME`,
+    /// PostgreSQL `clock_timestamp()`); `None` for a store that does not (etcd), where only
+    /// the caller's clock is at hand.
+    ///
+    /// # Errors
+    /// [`LeaseError::Store`] if the store could not be reached or refused the call.
+    ///
+    /// ```no_run
+    /// # #[cfg(feature = "redis")] {
+    /// let lease = snowmint_lease::redis::RedisLease::builder("redis://127.0.0.1/")?.build()?;
+    /// println!("Redis reads {:?} ms", lease.store_clock()?);
+    /// # }
+    /// # Ok::<(), snowmint_lease::LeaseError>(())
+    /// ```
+    pub fn store_clock(&self) -> Result<Option<u64>, LeaseError> {
+        self.open_for_operator()?.clock_unix_millis()
     }
 
     /// The store, opened for an operator's call (an owner token of its own; no record is

@@ -23,7 +23,8 @@ use crate::value;
 /// servers keep their nodes and mint on; a wrong floor is undone by `lease reset-floor`).
 /// So the command first prints what it will do and changes nothing unless --yes is given;
 /// it refuses a TIME past the layout's expiry (the namespace could never mint again), and
-/// a TIME more than --max-ahead ahead of this machine's clock unless --force is given.
+/// a TIME more than --max-ahead ahead of the store's clock unless --force is given (Redis's
+/// TIME, PostgreSQL's clock_timestamp(); etcd tells no time, so there it is this machine's).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -34,7 +35,8 @@ pub struct Args {
     #[arg(long, value_name = "TIME", value_parser = value::text(floor))]
     to: u64,
 
-    /// The furthest ahead of this machine's clock the floor may be without --force
+    /// The furthest ahead of the store's clock (Redis TIME, PostgreSQL clock_timestamp();
+    /// etcd: this machine's) the floor may be without --force
     #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = value::text(value::duration))]
     max_ahead: Duration,
 
@@ -71,10 +73,14 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .as_ref()
         .and_then(|r| record_layout::parse(&r.layout))
         .map(|(layout, _)| layout);
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    check(args.to, now, layout.as_ref(), args.max_ahead, args.force)?;
+    let (now, clock) = site.clock(&args.store)?;
+    check(
+        args.to,
+        (now, clock),
+        layout.as_ref(),
+        args.max_ahead,
+        args.force,
+    )?;
     let ns = &args.store.store.namespace;
     let ahead = args.to.saturating_sub(now);
     let plan = format!(
@@ -84,7 +90,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         args.to,
         if ahead > 0 {
             format!(
-                "; {} ahead of this clock: no new claim mints until then",
+                "; {} ahead of {clock}: no new claim mints until then",
                 humantime::format_duration(Duration::from_millis(ahead))
             )
         } else {
@@ -159,7 +165,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
 /// it), or more than `max_ahead` ahead of `now` unless `force`.
 pub(super) fn check(
     to: u64,
-    now: u64,
+    (now, clock): (u64, &str),
     layout: Option<&Layout>,
     max_ahead: Duration,
     force: bool,
@@ -179,7 +185,7 @@ pub(super) fn check(
     let ahead = Duration::from_millis(to.saturating_sub(now));
     if ahead > max_ahead && !force {
         return Err(CliError::input(format_args!(
-            "--to {} ({to}) is {} ahead of this machine's clock, more than --max-ahead {}: no new \
+            "--to {} ({to}) is {} ahead of {clock}, more than --max-ahead {}: no new \
              claim in the namespace would mint until then (and the floor is never lowered); \
              give --force to do it anyway",
             display_millis(to),
@@ -221,15 +227,22 @@ mod tests {
         let now = 1_796_410_800_000;
         let hour = Duration::from_secs(3600);
         // Microseconds typed as milliseconds: the year 58,900.
-        let e = check(1_796_503_041_214_000, now, Some(&twitter), hour, true).unwrap_err();
+        let e = check(
+            1_796_503_041_214_000,
+            (now, "c"),
+            Some(&twitter),
+            hour,
+            true,
+        )
+        .unwrap_err();
         assert!(
             e.message().contains("past the namespace's layout expiry"),
             "{}",
             e.message()
         );
-        let e = check(now + 2 * 3_600_000, now, Some(&twitter), hour, false).unwrap_err();
+        let e = check(now + 2 * 3_600_000, (now, "c"), Some(&twitter), hour, false).unwrap_err();
         assert!(e.message().contains("2h ahead"), "{}", e.message());
-        assert!(check(now + 2 * 3_600_000, now, Some(&twitter), hour, true).is_ok());
-        assert!(check(now, now, None, hour, false).is_ok());
+        assert!(check(now + 2 * 3_600_000, (now, "c"), Some(&twitter), hour, true).is_ok());
+        assert!(check(now, (now, "c"), None, hour, false).is_ok());
     }
 }

@@ -1,7 +1,7 @@
 //! `snowmint lease reset-floor`: the audited recovery from a wrong floor.
 
 use std::io::{self, Write};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use super::raise::{check, floor};
 use super::record_layout;
@@ -52,10 +52,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .as_ref()
         .and_then(|r| record_layout::parse(&r.layout))
         .map(|(layout, _)| layout);
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    // The new floor itself must be a sane one: not past the expiry, not far ahead.
+    // The new floor itself must be a sane one: not past the expiry, not far ahead of the
+    // store's clock.
+    let now = site.clock(&args.store)?;
     check(
         args.to,
         now,

@@ -213,6 +213,18 @@ pub(super) fn reset_floor(
 }
 
 impl crate::Admin for super::store::PostgresStore {
+    fn clock_unix_millis(&mut self) -> Result<Option<u64>, LeaseError> {
+        let ms: i64 = self.conn.run("read the server's clock", async |c| {
+            Ok(c.query_one(
+                "SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+                &[],
+            )
+            .await?
+            .get(0))
+        })?;
+        Ok(u64::try_from(ms).ok())
+    }
+
     fn reset_floor(
         &mut self,
         to_unix_millis: u64,

@@ -225,6 +225,16 @@ pub(super) fn reset_floor(
 }
 
 impl crate::Admin for RedisStore {
+    fn clock_unix_millis(&mut self) -> Result<Option<u64>, LeaseError> {
+        let (secs, micros): (u64, u64) = self
+            .conn
+            .with(|_, c| ::redis::cmd("TIME").query(c))
+            .map_err(|e| redis_error("read the server's clock", e))?;
+        Ok(Some(
+            secs.saturating_mul(1_000).saturating_add(micros / 1_000),
+        ))
+    }
+
     fn reset_floor(
         &mut self,
         to_unix_millis: u64,

@@ -3,6 +3,9 @@
 //! there this machine's, and the message says so), so a local clock set days ahead cannot
 //! pass a far floor; and its messages and `lease list` agree with the floor the store keeps.
 
+// The three servers' helpers include the same server-start helper, each as its own module.
+#![allow(clippy::duplicate_mod)]
+
 #[path = "../../lease/tests/common/etcd.rs"]
 mod etcd_cluster;
 #[path = "../../lease/tests/common/pg_cluster.rs"]

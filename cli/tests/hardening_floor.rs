@@ -145,7 +145,7 @@ fn id_of(server: &Server) -> u64 {
 }
 
 /// The scenario end to end: a floor forced far ahead while a holder mints. The
-/// holder keeps its node and mints on; its graceful stop leaves the raised mark (a release
+/// holder keeps its node, mints on and reports the floor (`/metrics`); its graceful stop leaves the raised mark (a release
 /// never lowers it); `reset-floor` changes nothing without --i-know, then lowers the floor
 /// with an audit line; a new holder claims, mints, and every ID it gives is above every ID
 /// given before.
@@ -200,6 +200,13 @@ fn a_forced_far_floor_keeps_the_holder_and_reset_floor_recovers_the_namespace() 
         std::thread::sleep(Duration::from_millis(250));
     }
     assert!(before.windows(2).all(|w| w[0] < w[1]), "{before:?}");
+    // The holder reports the floor it saw.
+    let metrics = holder.get("/metrics").text();
+    assert_eq!(
+        serve_support::metric(&metrics, "snowmint_lease_floor_ahead_unix_millis"),
+        Some(far as f64),
+        "{metrics}"
+    );
     // A graceful stop releases node 0, and leaves its mark at the floor.
     let status = holder.stop();
     assert!(status.success(), "{status}: {}", holder.stderr());

@@ -210,9 +210,14 @@ pub fn lease_restore_sign(node: u64, mark_raft_term: u64, raft_term: u64, until_
 /// ```
 /// snowmint::fence::events::lease_floor_ahead(7, 1_900_000_000_000);
 /// ```
-#[cfg_attr(not(feature = "tracing"), inline(always))]
-#[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
+#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
+#[cfg_attr(
+    not(all(feature = "metrics", feature = "tracing")),
+    allow(unused_variables)
+)]
 pub fn lease_floor_ahead(node: u64, floor_unix_millis: u64) {
+    #[cfg(feature = "metrics")]
+    metrics::gauge!("snowmint_lease_floor_ahead_unix_millis").set(floor_unix_millis as f64);
     #[cfg(feature = "tracing")]
     tracing::warn!(
         target: "snowmint",

@@ -33,6 +33,12 @@
 //!   for by that claim's wait.
 //! - [`list_and_raise_floor`]: the operator's calls see holders and marks, and a raised
 //!   floor lifts every mark and every later claim.
+//! - [`a_far_floor_keeps_the_holder`]: a floor raised far past a holder's window does not
+//!   end its lease.
+//! - [`release_keeps_the_floor`]: a release never lowers a mark below the floor or one
+//!   another writer raised.
+//! - [`reset_floor_recovers`]: a reset lowers a wrong floor and the operator's marks, never
+//!   a holder's mark, and keeps the holders.
 
 use core::fmt;
 use std::sync::{Arc, Barrier};
@@ -590,6 +596,184 @@ pub fn list_and_raise_floor<B: Backend>(backend: &B) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The farthest floor every store keeps exactly: 2^63 - 1 ms (PostgreSQL's `bigint`).
+const FAR_FLOOR: u64 = i64::MAX as u64;
+
+/// A floor raised far past a holder's window does not end its lease: with node 0 held and
+/// renewed, [`Admin::raise_floor`] to 2^63 - 1 ms (the year 292 million; a typing slip's
+/// size), then two renewals: each keeps the node (`Ok(Some(mark))`, the mark at or above
+/// the floor), and the list shows the node still held by its holder.
+///
+/// # Errors
+/// A [`Failure`] if a renewal after the raise was refused or reported a mark below the
+/// floor, the list lost the holder, or a store call failed.
+///
+/// ```no_run
+/// # #[cfg(feature = "etcd")] {
+/// let backend = snowmint_lease::etcd::EtcdLease::builder("etcd://127.0.0.1:2379")?.build()?.backend().clone();
+/// snowmint_lease::conformance::a_far_floor_keeps_the_holder(&backend)?;
+/// # }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn a_far_floor_keeps_the_holder<B: Backend>(backend: &B) -> Result<(), Failure> {
+    let run = Run::new(backend, "a_far_floor_keeps_the_holder");
+    let mut a = run.holder("a", LONG_TTL)?;
+    let node = run.claim(&mut a, "a", 0, 0)?.node;
+    run.call("renew", a.renew(now_millis() + 10_000))?
+        .ok_or_else(|| run.fail("a renewal of a held node was refused"))?;
+    let mut admin = run.operator()?;
+    let raised = run.call("raise the floor", admin.raise_floor(FAR_FLOOR))?;
+    run.check(raised.floor_unix_millis == Some(FAR_FLOOR), || {
+        format!("raising the floor to {FAR_FLOOR} reported {raised:?}")
+    })?;
+    for _ in 0..2 {
+        let renewed = run.call("renew", a.renew(now_millis() + 10_000))?;
+        run.check(renewed.is_some_and(|m| m >= FAR_FLOOR), || {
+            format!(
+                "after the floor was raised to {FAR_FLOOR}, a renewal of held node {node} \
+                 answered {renewed:?} (the node is still held: it must be kept, with the mark)"
+            )
+        })?;
+    }
+    let state = run.call("list", admin.list())?;
+    let listed = state.nodes.iter().find(|n| n.node == node);
+    run.check(listed.is_some_and(|n| n.holder.is_some()), || {
+        format!("after the far floor and two renewals, the list shows node {node} as {listed:?}")
+    })?;
+    run.call("release", a.release(Some(now_millis())))?;
+    Ok(())
+}
+
+/// A release never lowers a mark below the namespace's floor or a mark another writer
+/// raised: nodes 0 and 1 held and renewed to now + 10 s, the floor raised to now + 60 s
+/// (raising both marks), node 1's holder renewing past it to now + 120 s (its own mark
+/// now); both released with a last time of about now: node 0's mark stays at the floor
+/// at least, and node 1's comes down no lower than the floor.
+///
+/// # Errors
+/// A [`Failure`] if a mark after a release is below the floor, or a store call failed.
+///
+/// ```no_run
+/// # #[cfg(feature = "etcd")] {
+/// let backend = snowmint_lease::etcd::EtcdLease::builder("etcd://127.0.0.1:2379")?.build()?.backend().clone();
+/// snowmint_lease::conformance::release_keeps_the_floor(&backend)?;
+/// # }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn release_keeps_the_floor<B: Backend>(backend: &B) -> Result<(), Failure> {
+    let run = Run::new(backend, "release_keeps_the_floor");
+    let now = now_millis();
+    let (mut a, mut b) = (run.holder("a", LONG_TTL)?, run.holder("b", LONG_TTL)?);
+    run.claim(&mut a, "a", 0, 0)?;
+    run.claim(&mut b, "b", 1, 1)?;
+    run.call("renew", a.renew(now + 10_000))?;
+    run.call("renew", b.renew(now + 10_000))?;
+    let floor = now + 60_000;
+    let mut admin = run.operator()?;
+    run.call("raise the floor", admin.raise_floor(floor))?;
+    let renewed = run.call("renew", b.renew(now + 120_000))?;
+    run.check(renewed >= Some(now + 120_000), || {
+        format!(
+            "a renewal past the floor to {} answered {renewed:?}",
+            now + 120_000
+        )
+    })?;
+    run.call("release", a.release(Some(now + 1_000)))?;
+    run.call("release", b.release(Some(now + 2_000)))?;
+    let state = run.call("list", admin.list())?;
+    for node in [0, 1] {
+        let mark = state
+            .nodes
+            .iter()
+            .find(|n| n.node == node)
+            .and_then(|n| n.mark_unix_millis);
+        run.check(mark >= Some(floor), || {
+            format!(
+                "node {node} released (last time about now) after the floor was raised to \
+                 {floor} has mark {mark:?}, below the floor"
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// [`Admin::reset_floor`] recovers a namespace from a far floor without lowering what a
+/// holder recorded: node 0 held, node 1 released with a mark, the floor raised to 2^63 - 1
+/// ms; a reset to now with marks at now + 120 s lowers the floor, brings both operator
+/// marks down to now + 120 s (owner `reset-floor…`), keeps node 0's holder, and a claim of
+/// a node without a mark starts after the new floor (not the far one); a holder's mark
+/// above the marks' time survives a second reset.
+///
+/// # Errors
+/// A [`Failure`] if the reset left the far floor or an operator's mark, lowered a holder's
+/// mark, ended a hold, or a store call failed.
+///
+/// ```no_run
+/// # #[cfg(feature = "etcd")] {
+/// let backend = snowmint_lease::etcd::EtcdLease::builder("etcd://127.0.0.1:2379")?.build()?.backend().clone();
+/// snowmint_lease::conformance::reset_floor_recovers(&backend)?;
+/// # }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn reset_floor_recovers<B: Backend>(backend: &B) -> Result<(), Failure> {
+    let run = Run::new(backend, "reset_floor_recovers");
+    let now = now_millis();
+    let (mut a, mut b) = (run.holder("a", LONG_TTL)?, run.holder("b", LONG_TTL)?);
+    run.claim(&mut a, "a", 0, 0)?;
+    run.claim(&mut b, "b", 1, 1)?;
+    run.call("renew", a.renew(now + 10_000))?;
+    run.call("renew", b.renew(now + 10_000))?;
+    run.call("release", b.release(Some(now + 5_000)))?;
+    let mut admin = run.operator()?;
+    run.call("raise the floor", admin.raise_floor(FAR_FLOOR))?;
+    let marks = now + 120_000;
+    let audit = "reset-floor:by=conformance;at=0;from=far;to=now";
+    let reset = run.call("reset the floor", admin.reset_floor(now, marks, audit))?;
+    run.check(
+        reset.floor_was == Some(FAR_FLOOR)
+            && reset.floor_unix_millis == Some(now)
+            && reset.reset.contains(&0)
+            && reset.reset.contains(&1),
+        || format!("resetting the floor {FAR_FLOOR} to {now}, marks {marks}, reported {reset:?}"),
+    )?;
+    let state = run.call("list", admin.list())?;
+    let record_floor = state.record.as_ref().and_then(|r| r.floor_unix_millis);
+    run.check(record_floor == Some(now), || {
+        format!("after a reset to {now}, the record's floor is {record_floor:?}")
+    })?;
+    for node in [0, 1] {
+        let listed = state.nodes.iter().find(|n| n.node == node);
+        run.check(
+            listed.is_some_and(|n| {
+                n.mark_unix_millis == Some(marks)
+                    && n.mark_owner.as_deref() == Some(audit)
+                    && (node == 1 || n.holder.is_some())
+            }),
+            || format!("after a reset with marks {marks}, node {node} is {listed:?}"),
+        )?;
+    }
+    let renewed = run.call("renew", a.renew(now + 200_000))?;
+    run.check(renewed == Some(now + 200_000), || {
+        format!("a renewal of the held node after the reset answered {renewed:?}")
+    })?;
+    let again = run.call("reset the floor", admin.reset_floor(now, marks, audit))?;
+    run.check(
+        !again.reset.contains(&0) && !again.reset.contains(&1),
+        || format!("a second reset changed a holder's higher mark or an unchanged one: {again:?}"),
+    )?;
+    let mut c = run.holder("c", LONG_TTL)?;
+    let claim = run.claim(&mut c, "c", 2, 2)?;
+    run.check(claim.mark == Some(now), || {
+        format!(
+            "a claim of a node without a mark after the reset to {now} got mark {:?}",
+            claim.mark
+        )
+    })?;
+    run.call("release", a.release(Some(now)))?;
+    run.call("release", c.release(None))?;
+    Ok(())
+}
+
 /// Every property, in turn: the first failure, or `Ok(())`. `forget` makes the store forget
 /// a namespace (see [`settles_only_on_the_same_store`]); it may forget more (every key of
 /// the server) as long as the server stays the one `backend` reaches.
@@ -618,6 +802,9 @@ pub fn run_all<B: Backend>(backend: &B, forget: impl FnMut(&str)) -> Result<(), 
     release_leaves_the_mark(backend)?;
     settles_only_on_the_same_store(backend, forget)?;
     list_and_raise_floor(backend)?;
+    a_far_floor_keeps_the_holder(backend)?;
+    release_keeps_the_floor(backend)?;
+    reset_floor_recovers(backend)?;
     renewal_after_expiry_is_refused(backend)?;
     Ok(())
 }

@@ -21,6 +21,9 @@ pub(crate) struct LeaseKeeper<S> {
     /// Whether the last claim was unvouched and the namespace's record is still to be
     /// settled: at the first renewal that succeeds once the clock is past `floor`.
     pub(crate) unsettled: bool,
+    /// The highest mark a renewal found past this holder's window (a raised floor), once
+    /// reported: 0 if none.
+    pub(crate) floor_ahead: u64,
 }
 
 /// Milliseconds of a duration, saturating.
@@ -42,12 +45,19 @@ pub(crate) fn forgetting_floor(claimed_unix_nanos: u64, ttl: Duration, margin: D
 }
 
 impl<S: Store> LeaseKeeper<S> {
-    /// Extends the lease and records `now + ttl` as the mark.
+    /// Extends the lease and records `now + ttl` as the mark. The window ends at `now + ttl`
+    /// whatever the store holds: a mark further ahead (a floor raised past this holder) is
+    /// reported once and never ends the lease, since every ID minted below it is below
+    /// the floor, which every later claim starts after.
     fn renew_at(&mut self, now_nanos: u64) -> Result<Option<Renewal>, LeaseError> {
         let want = ceil_millis(u128::from(now_nanos)).saturating_add(millis(self.ttl));
         let stored = self.store.renew(want)?;
-        Ok(stored.map(|limit| Renewal::Held {
-            limit_unix_millis: limit,
+        if let Some(ahead) = stored.filter(|&s| s > want && s > self.floor_ahead) {
+            self.floor_ahead = ahead;
+            snowmint::fence::events::lease_floor_ahead(self.node, ahead);
+        }
+        Ok(stored.map(|stored| Renewal::Held {
+            limit_unix_millis: stored.min(want),
             valid_until_nanos: self.valid_until(now_nanos),
             floor_unix_millis: None,
         }))

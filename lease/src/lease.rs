@@ -256,6 +256,7 @@ impl<B: Backend> Lease<B> {
             margin,
             floor: claim.mark,
             unsettled: !claim.vouched,
+            floor_ahead: 0,
         };
         let started = self.start(
             builder.node(node),

@@ -100,7 +100,7 @@ pub use self::error::LeaseError;
 pub use self::lease::Lease;
 pub use self::password::Password;
 pub use self::progress::AcquireProgress;
-pub use self::state::{FloorRaised, NamespaceState, NodeState, RecordState};
+pub use self::state::{FloorRaised, FloorReset, NamespaceState, NodeState, RecordState};
 pub use self::store::{Claim, Store};
 pub use self::store_error::{StoreError, StoreErrorKind};
 

@@ -99,3 +99,34 @@ pub struct FloorRaised {
     /// How many marks were at or above it already (left as they were).
     pub kept: usize,
 }
+
+/// What [`Lease::reset_floor`](crate::Lease::reset_floor) changed.
+///
+/// ```
+/// # #[cfg(feature = "redis")] {
+/// fn report(r: &snowmint_lease::FloorReset) -> String {
+///     format!("floor {:?} -> {:?}; {} marks set to {}", r.floor_was, r.floor_unix_millis, r.reset.len(), r.marks_unix_millis)
+/// }
+/// # }
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FloorReset {
+    /// The floor the record held before (Unix milliseconds), if any.
+    pub floor_was: Option<u64>,
+    /// The floor the record holds now; `None` if the namespace has no record.
+    pub floor_unix_millis: Option<u64>,
+    /// The time every mark was set to at least (Unix milliseconds): the highest a holder
+    /// recorded, or the reset's own bound if higher.
+    pub marks_unix_millis: u64,
+    /// The nodes whose mark was set (raised to it, or an operator's mark brought to it),
+    /// in node order.
+    pub reset: Vec<u64>,
+    /// How many marks were left as they were (a holder's, at or above it).
+    pub kept: usize,
+}
+
+/// Whether a mark's owner is an operator's call (`raise-floor`, or a `reset-floor` audit
+/// line) rather than a holder: such a mark records no ID issued.
+pub(crate) fn operator_mark(owner: &str) -> bool {
+    owner.starts_with("raise-floor") || owner.starts_with("reset-floor")
+}

@@ -54,6 +54,10 @@ pub fn describe_metrics() {
         "snowmint_lease_node",
         "The node number the latest Redis lease took, by namespace"
     );
+    describe_gauge!(
+        "snowmint_lease_floor_ahead_unix_millis",
+        "The highest mark a renewal found past its holder's window (a floor raised by `snowmint lease raise-floor`), Unix milliseconds: the holder keeps its node and mints below its window"
+    );
     describe_counter!(
         "snowmint_lease_restore_signs_total",
         Unit::Count,

@@ -23,6 +23,7 @@
 //! | `snowmint_lease_acquisitions_total` | counter | `namespace`, `backend` | a lease (Redis or etcd) took a node |
 //! | `snowmint_lease_node` | gauge | `namespace` | the node number it took (the latest) |
 //! | `snowmint_lease_take_backs_total` | counter | | a lapsed lease (expired, or forgotten by the store) took its node back |
+//! | `snowmint_lease_floor_ahead_unix_millis` | gauge | | a renewal found its node's mark past its window (a raised floor): that mark, Unix ms |
 //! | `snowmint_lease_restore_signs_total` | counter | | a claim found a sign of a restore from an older backup (etcd: a raft term below the mark's) and waited the forgetting rule |
 //! | `snowmint_fence_renewals_total` | counter | `outcome` = `held` / `failed` / `lost` | a fenced source's keeper answered a renewal |
 //! | `snowmint_layout_seconds_left` | gauge | `layout` | a source was built: the time left before its layout expires |
@@ -82,5 +83,6 @@ pub(crate) use self::sources::{
 };
 #[cfg(feature = "std")]
 pub use self::sources::{
-    lease_acquired, lease_record_settled, lease_restore_sign, lease_taken_back, lease_unvouched,
+    lease_acquired, lease_floor_ahead, lease_record_settled, lease_restore_sign, lease_taken_back,
+    lease_unvouched,
 };

@@ -202,6 +202,31 @@ pub fn lease_restore_sign(node: u64, mark_raft_term: u64, raft_term: u64, until_
     );
 }
 
+/// A renewal of `node` found its mark raised past this holder's window, to
+/// `floor_unix_millis` (`snowmint lease raise-floor`): the holder keeps its lease and mints
+/// on below its window (every ID it stamps is below that floor, so none can repeat), and
+/// every later claim of the node starts after the floor.
+///
+/// ```
+/// snowmint::fence::events::lease_floor_ahead(7, 1_900_000_000_000);
+/// ```
+#[cfg_attr(not(any(feature = "metrics", feature = "tracing")), inline(always))]
+#[cfg_attr(
+    not(all(feature = "metrics", feature = "tracing")),
+    allow(unused_variables)
+)]
+pub fn lease_floor_ahead(node: u64, floor_unix_millis: u64) {
+    #[cfg(feature = "metrics")]
+    metrics::gauge!("snowmint_lease_floor_ahead_unix_millis").set(floor_unix_millis as f64);
+    #[cfg(feature = "tracing")]
+    tracing::warn!(
+        target: "snowmint",
+        node,
+        floor_unix_millis,
+        "the node's mark is past this holder's window (a floor raised by `snowmint lease raise-floor`): keeping the lease and minting below the window; later claims start after the floor"
+    );
+}
+
 /// A claim of `node` its store does not vouch for, and `why` (PostgreSQL: the record settled
 /// on another system or timeline, as after a restore or a promoted standby; `fsync` off): it
 /// waits the forgetting rule.

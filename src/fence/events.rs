@@ -14,5 +14,6 @@
 //! ```
 
 pub use crate::events::{
-    lease_acquired, lease_record_settled, lease_restore_sign, lease_taken_back, lease_unvouched,
+    lease_acquired, lease_floor_ahead, lease_record_settled, lease_restore_sign, lease_taken_back,
+    lease_unvouched,
 };

@@ -7,6 +7,7 @@
 //! | `site.rs` | the store flags, and the store opened from `--lease` |
 //! | `list.rs` | `lease list`: the record and each node, as text or JSON |
 //! | `raise.rs` | `lease raise-floor`: every mark and the record's floor raised to `--to` |
+//! | `reset.rs` | `lease reset-floor`: a wrong floor lowered, every mark kept above every ID issued |
 //! | `record_layout.rs` | the record's layout read back from the lease's words |
 //! | `schema.rs` | `lease schema --postgres`: the PostgreSQL tables and grants, for a DBA |
 
@@ -14,6 +15,7 @@ mod command;
 mod list;
 mod raise;
 mod record_layout;
+mod reset;
 mod schema;
 mod site;
 

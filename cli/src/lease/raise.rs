@@ -18,11 +18,13 @@ use crate::value;
 /// time of the loss (the backup's restore, or the fail-over) or later. Every claim then
 /// starts after max(its node's mark, the floor), also a node that has no mark.
 ///
-/// A floor is never lowered, so a wrong one is costly: a floor ahead of the clock keeps
-/// every new claim of the namespace from minting until the clock passes it. So the command
-/// first prints what it will do and changes nothing unless --yes is given; it refuses a
-/// TIME past the layout's expiry (the namespace could never mint again), and a TIME more
-/// than --max-ahead ahead of this machine's clock unless --force is given.
+/// A raise never lowers the floor, so a wrong one is costly: a floor ahead of the clock
+/// keeps every new claim of the namespace from minting until the clock passes it (running
+/// servers keep their nodes and mint on; a wrong floor is undone by `lease reset-floor`).
+/// So the command first prints what it will do and changes nothing unless --yes is given;
+/// it refuses a TIME past the layout's expiry (the namespace could never mint again), and
+/// a TIME more than --max-ahead ahead of the store's clock unless --force is given (Redis's
+/// TIME, PostgreSQL's clock_timestamp(); etcd tells no time, so there it is this machine's).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -33,7 +35,8 @@ pub struct Args {
     #[arg(long, value_name = "TIME", value_parser = value::text(floor))]
     to: u64,
 
-    /// The furthest ahead of this machine's clock the floor may be without --force
+    /// The furthest ahead of the store's clock (Redis TIME, PostgreSQL clock_timestamp();
+    /// etcd: this machine's) the floor may be without --force
     #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = value::text(value::duration))]
     max_ahead: Duration,
 
@@ -53,7 +56,7 @@ pub struct Args {
 }
 
 /// TIME as Unix milliseconds (rounded up: the floor is never below the time given).
-fn floor(text: &str) -> Result<u64, String> {
+pub(super) fn floor(text: &str) -> Result<u64, String> {
     let at: SystemTime = time::parse(text)?;
     let nanos = at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     u64::try_from(nanos.div_ceil(1_000_000))
@@ -70,10 +73,14 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .as_ref()
         .and_then(|r| record_layout::parse(&r.layout))
         .map(|(layout, _)| layout);
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    check(args.to, now, layout.as_ref(), args.max_ahead, args.force)?;
+    let (now, clock) = site.clock(&args.store)?;
+    check(
+        args.to,
+        (now, clock),
+        layout.as_ref(),
+        args.max_ahead,
+        args.force,
+    )?;
     let ns = &args.store.store.namespace;
     let ahead = args.to.saturating_sub(now);
     let plan = format!(
@@ -83,7 +90,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         args.to,
         if ahead > 0 {
             format!(
-                "; {} ahead of this clock: no new claim mints until then",
+                "; {} ahead of {clock}: no new claim mints until then",
                 humantime::format_duration(Duration::from_millis(ahead))
             )
         } else {
@@ -129,6 +136,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
             "the record keeps the floor {} ({f}): every claim starts after it\n",
             display_millis(f)
         ),
+        // The read before the raise found a record: the store's answer left the floor out
+        // (an older server's reply, a record changed in between); say so, not "no record".
+        None if state.record.is_some() => "the store did not report the floor its record keeps \
+             now: run `snowmint lease list` to read it\n"
+            .to_owned(),
         None => "no namespace record: no floor kept (a claim there waits the forgetting rule, \
                  one TTL plus the margin, and starts after the marks)\n"
             .to_owned(),
@@ -151,9 +163,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
 
 /// Refuses a floor `to` (Unix milliseconds) past `layout`'s expiry (when the record names
 /// it), or more than `max_ahead` ahead of `now` unless `force`.
-fn check(
+pub(super) fn check(
     to: u64,
-    now: u64,
+    (now, clock): (u64, &str),
     layout: Option<&Layout>,
     max_ahead: Duration,
     force: bool,
@@ -173,7 +185,7 @@ fn check(
     let ahead = Duration::from_millis(to.saturating_sub(now));
     if ahead > max_ahead && !force {
         return Err(CliError::input(format_args!(
-            "--to {} ({to}) is {} ahead of this machine's clock, more than --max-ahead {}: no new \
+            "--to {} ({to}) is {} ahead of {clock}, more than --max-ahead {}: no new \
              claim in the namespace would mint until then (and the floor is never lowered); \
              give --force to do it anyway",
             display_millis(to),
@@ -215,15 +227,22 @@ mod tests {
         let now = 1_796_410_800_000;
         let hour = Duration::from_secs(3600);
         // Microseconds typed as milliseconds: the year 58,900.
-        let e = check(1_796_503_041_214_000, now, Some(&twitter), hour, true).unwrap_err();
+        let e = check(
+            1_796_503_041_214_000,
+            (now, "c"),
+            Some(&twitter),
+            hour,
+            true,
+        )
+        .unwrap_err();
         assert!(
             e.message().contains("past the namespace's layout expiry"),
             "{}",
             e.message()
         );
-        let e = check(now + 2 * 3_600_000, now, Some(&twitter), hour, false).unwrap_err();
+        let e = check(now + 2 * 3_600_000, (now, "c"), Some(&twitter), hour, false).unwrap_err();
         assert!(e.message().contains("2h ahead"), "{}", e.message());
-        assert!(check(now + 2 * 3_600_000, now, Some(&twitter), hour, true).is_ok());
-        assert!(check(now, now, None, hour, false).is_ok());
+        assert!(check(now + 2 * 3_600_000, (now, "c"), Some(&twitter), hour, true).is_ok());
+        assert!(check(now, (now, "c"), None, hour, false).is_ok());
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use snowmint_lease::etcd::EtcdLease;
 use snowmint_lease::postgres::PostgresLease;
 use snowmint_lease::redis::RedisLease;
-use snowmint_lease::{FloorRaised, LeaseError, NamespaceState};
+use snowmint_lease::{FloorRaised, FloorReset, LeaseError, NamespaceState};
 
 use crate::error::{with_cause, CliError};
 use crate::store_args::{store_kind, StoreArgs, StoreKind};
@@ -89,6 +89,43 @@ impl Site {
             Site::Redis(l) => l.raise_floor(to_unix_millis),
             Site::Etcd(l) => l.raise_floor(to_unix_millis),
             Site::Postgres(l) => l.raise_floor(to_unix_millis),
+        }
+    }
+}
+
+impl Site {
+    /// The store's clock where it tells it (Redis, PostgreSQL).
+    pub fn store_clock(&self) -> Result<Option<u64>, LeaseError> {
+        match self {
+            Site::Redis(l) => l.store_clock(),
+            Site::Etcd(l) => l.store_clock(),
+            Site::Postgres(l) => l.store_clock(),
+        }
+    }
+
+    /// The clock `--max-ahead` is measured against: the store's where it tells it, else
+    /// this machine's (etcd), with its name for messages.
+    pub fn clock(&self, store: &Store) -> Result<(u64, &'static str), CliError> {
+        let told = self
+            .store_clock()
+            .map_err(|e| store_error("read the clock of", store, &e))?;
+        Ok(match (told, self) {
+            (Some(t), Site::Postgres(_)) => (t, "PostgreSQL's clock (clock_timestamp())"),
+            (Some(t), _) => (t, "Redis's clock (TIME)"),
+            (None, _) => (
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+                "this machine's clock (etcd tells no time)",
+            ),
+        })
+    }
+
+    pub fn reset_floor(&self, to_unix_millis: u64) -> Result<FloorReset, LeaseError> {
+        match self {
+            Site::Redis(l) => l.reset_floor(to_unix_millis),
+            Site::Etcd(l) => l.reset_floor(to_unix_millis),
+            Site::Postgres(l) => l.reset_floor(to_unix_millis),
         }
     }
 }

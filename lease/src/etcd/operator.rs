@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::proto::{KeyValue, LeaseTimeToLiveRequest};
 use super::store::{failed, number, record_kv, EtcdStore};
 use super::txn::{modified_at, prefixed, put, text, txn, unsigned};
-use crate::{FloorRaised, LeaseError, NamespaceState, NodeState, RecordState};
+use crate::{FloorRaised, FloorReset, LeaseError, NamespaceState, NodeState, RecordState};
 
 /// Marks per transaction: two operations each (a compare, a put), below etcd's default
 /// `--max-txn-ops` of 128.
@@ -188,6 +188,95 @@ pub(super) fn raise_floor(store: &mut EtcdStore, to: u64) -> Result<FloorRaised,
     ))
 }
 
+pub(super) fn reset_floor(
+    store: &mut EtcdStore,
+    (to, marks): (u64, u64),
+    audit: &str,
+) -> Result<FloorReset, LeaseError> {
+    let prefix = store.prefix.clone();
+    let record_key = store.record_key();
+    let mut reset = Vec::new();
+    for _ in 0..ROUNDS {
+        let all = read_all(store)?;
+        // The marks first: once the floor is lowered, every mark is already up.
+        let mut kept = 0;
+        let mut to_set = Vec::new();
+        for kv in &all {
+            let Some(key) = text(&kv.key) else {
+                continue;
+            };
+            let Some(node) = key
+                .strip_prefix(prefix.as_str())
+                .and_then(|k| k.strip_prefix("mark/"))
+                .and_then(|n| n.parse::<u64>().ok())
+            else {
+                continue;
+            };
+            let set = match mark_of(kv) {
+                Some((ms, by)) if crate::state::operator_mark(&by) => ms != marks,
+                Some((ms, _)) => ms < marks,
+                None => true,
+            };
+            if set {
+                to_set.push((node, key.to_string(), unsigned(kv.mod_revision)));
+            } else if !reset.contains(&node) {
+                kept += 1;
+            }
+        }
+        let mut conflict = false;
+        for chunk in to_set.chunks(MARKS_PER_TXN) {
+            let compares = chunk
+                .iter()
+                .map(|(_, k, rev)| modified_at(k, *rev))
+                .collect();
+            let puts = chunk
+                .iter()
+                .map(|(_, k, _)| put(k, &format!("{marks} {audit}"), 0))
+                .collect();
+            if apply(store, compares, puts)? {
+                reset.extend(chunk.iter().map(|(n, _, _)| *n));
+            } else {
+                conflict = true;
+            }
+        }
+        if conflict {
+            continue;
+        }
+        let record = all
+            .iter()
+            .find(|kv| text(&kv.key) == Some(record_key.as_str()))
+            .and_then(record_kv);
+        let Some(r) = record else {
+            return Ok(FloorReset {
+                floor_was: None,
+                floor_unix_millis: None,
+                marks_unix_millis: marks,
+                reset,
+                kept,
+            });
+        };
+        let mut value = r.value.clone();
+        value["floor_ms"] = Value::String(to.to_string());
+        value["floor_reset"] = Value::String(audit.to_string());
+        let write = vec![put(&record_key, &value.to_string(), 0)];
+        if apply(store, vec![modified_at(&record_key, r.mod_revision)], write)? {
+            reset.sort_unstable();
+            return Ok(FloorReset {
+                floor_was: number(&r.value["floor_ms"]),
+                floor_unix_millis: Some(to),
+                marks_unix_millis: marks,
+                reset,
+                kept,
+            });
+        }
+    }
+    Err(super::error::etcd_error(
+        "reset the namespace's floor",
+        crate::StoreErrorKind::Refused,
+        format!("the namespace's keys kept changing under {ROUNDS} rounds of reads and writes"),
+    ))
+}
+
 /// A transaction of `compares` and `puts`: whether it applied.
 fn apply(
     store: &mut EtcdStore,
@@ -199,6 +288,15 @@ fn apply(
 }
 
 impl crate::Admin for EtcdStore {
+    fn reset_floor(
+        &mut self,
+        to_unix_millis: u64,
+        marks_unix_millis: u64,
+        audit: &str,
+    ) -> Result<FloorReset, LeaseError> {
+        reset_floor(self, (to_unix_millis, marks_unix_millis), audit)
+    }
+
     fn list(&mut self) -> Result<NamespaceState, LeaseError> {
         list(self)
     }

@@ -359,6 +359,74 @@ impl EtcdStore {
         Ok(None)
     }
 
+    /// One release transaction: reads the node's mark and the record's floor, then (if
+    /// both are unchanged and the holder key is still this claim's) leaves the highest of
+    /// `mine`, the floor, and the stored mark unless this owner wrote it, and deletes the
+    /// holder key. `Ok(false)` if the mark or the record changed in between (read again);
+    /// `Ok(true)` once done, or if the node is not this claim's any more.
+    fn release_once(
+        &mut self,
+        node: u64,
+        token: u64,
+        mine: Option<u64>,
+    ) -> Result<bool, LeaseError> {
+        let (holder, mark, record) = (
+            self.holder_key(node),
+            self.mark_key(node),
+            self.record_key(),
+        );
+        let read = self.txn(
+            "release the node",
+            txn(Vec::new(), vec![get(&mark), get(&record)], Vec::new()),
+        )?;
+        let seen_mark = found(&read, 0).cloned();
+        let seen_record = found(&read, 1).cloned();
+        let mark_rev = seen_mark.as_ref().map_or(0, |kv| unsigned(kv.mod_revision));
+        let record_rev = seen_record
+            .as_ref()
+            .map_or(0, |kv| unsigned(kv.mod_revision));
+        let mut leave = mine.map(|ms| (ms, self.owner.clone()));
+        if let Some((ms, ours)) = seen_mark.as_ref().and_then(|kv| self.parse_mark(kv)) {
+            if !ours && leave.as_ref().is_none_or(|(l, _)| ms > *l) {
+                let by = seen_mark
+                    .as_ref()
+                    .and_then(|kv| text(&kv.value))
+                    .and_then(|v| v.split(' ').nth(1))
+                    .unwrap_or("")
+                    .to_string();
+                leave = Some((ms, by));
+            }
+        }
+        let floor = seen_record
+            .as_ref()
+            .and_then(record_kv)
+            .and_then(|r| number(&r.value["floor_ms"]));
+        if let Some(f) = floor {
+            if leave.as_ref().is_none_or(|(l, _)| f > *l) {
+                leave = Some((f, "raise-floor".to_string()));
+            }
+        }
+        let write = match leave {
+            Some((ms, by)) => put(&mark, &format!("{ms} {by}"), 0),
+            None => delete(&mark),
+        };
+        let request = txn(
+            vec![
+                created_at(&holder, token),
+                modified_at(&mark, mark_rev),
+                modified_at(&record, record_rev),
+            ],
+            vec![write, delete(&holder)],
+            vec![get(&holder)],
+        );
+        let answer = self.txn("release the node", request)?;
+        if answer.succeeded {
+            return Ok(true);
+        }
+        let still_ours = found(&answer, 0).is_some_and(|kv| unsigned(kv.create_revision) == token);
+        Ok(!still_ours)
+    }
+
     /// A mark value: its milliseconds and whether this owner wrote it.
     fn parse_mark(&self, kv: &KeyValue) -> Option<(u64, bool)> {
         let value = text(&kv.value)?;
@@ -426,17 +494,23 @@ impl Store for EtcdStore {
         let Some((node, token)) = self.held.take() else {
             return Ok(());
         };
-        let (holder, mark) = (self.holder_key(node), self.mark_key(node));
-        let leave = match mark_unix_millis {
-            Some(ms) => put(&mark, &format!("{ms} {}", self.owner), 0),
-            None => delete(&mark),
-        };
-        let request = txn(
-            vec![created_at(&holder, token)],
-            vec![leave, delete(&holder)],
-            Vec::new(),
-        );
-        self.txn("release the node", request)?;
+        // The mark left never lowers the record's floor or a mark another writer raised:
+        // both read first, and the write applied only over what was read (else read again).
+        let mut done = false;
+        for _ in 0..4 {
+            if self.release_once(node, token, mark_unix_millis)? {
+                done = true;
+                break;
+            }
+        }
+        if !done {
+            return Err(etcd_error(
+                "release the node",
+                StoreErrorKind::Refused,
+                "the node's mark or the namespace's record kept changing under the release \
+                 (another writer raised them); the node lapses after its TTL",
+            ));
+        }
         if let Some(id) = self.lease.take() {
             let revoked = self
                 .client

@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio_postgres::{Client, IsolationLevel};
 
 use super::connection::Conn;
-use crate::{FloorRaised, LeaseError, NamespaceState, NodeState, RecordState};
+use crate::{FloorRaised, FloorReset, LeaseError, NamespaceState, NodeState, RecordState};
 
 /// The namespace's record and every node row (a live holder, a mark, or both), read in one
 /// snapshot (REPEATABLE READ, read only).
@@ -136,7 +136,109 @@ pub(super) fn raise_floor(conn: &mut Conn, ns: &str, to: u64) -> Result<FloorRai
     })
 }
 
+/// In one transaction, with the namespace's record locked (claims wait for it): sets every
+/// mark an operator wrote to `marks` and raises every holder's mark below it to it (owner
+/// `audit`), then sets the record's floor to `to`. Returns the floor before, whether the
+/// namespace has a record, the nodes set and the marks kept.
+async fn reset(
+    c: &mut Client,
+    ns: &str,
+    (to, marks): (i64, i64),
+    audit: &str,
+) -> Result<(Option<i64>, bool, Vec<i64>, i64), tokio_postgres::Error> {
+    let tx = c
+        .build_transaction()
+        .isolation_level(IsolationLevel::ReadCommitted)
+        .start()
+        .await?;
+    let record: Option<Option<i64>> = tx
+        .query_opt(
+            "SELECT floor_ms FROM snowmint_lease_namespace WHERE namespace = $1 FOR UPDATE",
+            &[&ns],
+        )
+        .await?
+        .map(|r| r.get(0));
+    let reset: Vec<i64> = tx
+        .query(
+            "UPDATE snowmint_lease_node SET mark_ms = $2, mark_owner = $3 \
+             WHERE namespace = $1 AND mark_ms IS NOT NULL AND ( \
+               (mark_owner LIKE 'raise-floor%' OR mark_owner LIKE 'reset-floor%') AND mark_ms <> $2 \
+               OR mark_ms < $2) \
+             RETURNING node",
+            &[&ns, &marks, &audit],
+        )
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let all: i64 = tx
+        .query_one(
+            "SELECT count(*) FROM snowmint_lease_node WHERE namespace = $1 AND mark_ms IS NOT NULL",
+            &[&ns],
+        )
+        .await?
+        .get(0);
+    tx.execute(
+        "UPDATE snowmint_lease_namespace SET floor_ms = $2 WHERE namespace = $1",
+        &[&ns, &to],
+    )
+    .await?;
+    tx.commit().await?;
+    let kept = all - i64::try_from(reset.len()).unwrap_or(i64::MAX);
+    Ok((record.flatten(), record.is_some(), reset, kept))
+}
+
+pub(super) fn reset_floor(
+    conn: &mut Conn,
+    ns: &str,
+    (to, marks): (u64, u64),
+    audit: &str,
+) -> Result<FloorReset, LeaseError> {
+    let big = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+    let (was, has_record, reset, kept) = conn.run("reset the namespace's floor", async |c| {
+        self::reset(c, ns, (big(to), big(marks)), audit).await
+    })?;
+    let mut reset: Vec<u64> = reset
+        .into_iter()
+        .filter_map(|n| u64::try_from(n).ok())
+        .collect();
+    reset.sort_unstable();
+    Ok(FloorReset {
+        floor_was: was.and_then(|f| u64::try_from(f).ok()),
+        floor_unix_millis: has_record.then_some(big(to).unsigned_abs()),
+        marks_unix_millis: big(marks).unsigned_abs(),
+        reset,
+        kept: usize::try_from(kept).unwrap_or(usize::MAX),
+    })
+}
+
 impl crate::Admin for super::store::PostgresStore {
+    fn clock_unix_millis(&mut self) -> Result<Option<u64>, LeaseError> {
+        let ms: i64 = self.conn.run("read the server's clock", async |c| {
+            Ok(c.query_one(
+                "SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+                &[],
+            )
+            .await?
+            .get(0))
+        })?;
+        Ok(u64::try_from(ms).ok())
+    }
+
+    fn reset_floor(
+        &mut self,
+        to_unix_millis: u64,
+        marks_unix_millis: u64,
+        audit: &str,
+    ) -> Result<FloorReset, LeaseError> {
+        reset_floor(
+            &mut self.conn,
+            &self.namespace,
+            (to_unix_millis, marks_unix_millis),
+            audit,
+        )
+    }
+
     fn list(&mut self) -> Result<NamespaceState, LeaseError> {
         list(&mut self.conn, &self.namespace)
     }

@@ -269,27 +269,35 @@ impl Store for PostgresStore {
         };
         let (ns, owner) = (self.namespace.as_str(), self.owner.as_str());
         let (node, token, mark) = (big(node), big(token), mark_unix_millis.map(big));
+        // The mark left is the highest of this owner's last time, the namespace's floor, and
+        // the stored mark unless this owner wrote it (a mark raised by another writer); a
+        // node left with none of them has no row (deleted first, else updated).
         self.conn.run("release the lease", async |c| {
-            match mark {
-                // Nothing issued, nothing found: no row is left.
-                None => {
-                    c.execute(
-                        "DELETE FROM snowmint_lease_node \
-                         WHERE namespace = $1 AND node = $2 AND holder = $3 AND token = $4",
-                        &[&ns, &node, &owner, &token],
-                    )
-                    .await
-                }
-                Some(mark) => {
-                    c.execute(
-                        "UPDATE snowmint_lease_node SET holder = NULL, token = NULL, \
-                           expires_at = NULL, mark_ms = $5, mark_owner = $3 \
-                         WHERE namespace = $1 AND node = $2 AND holder = $3 AND token = $4",
-                        &[&ns, &node, &owner, &token, &mark],
-                    )
-                    .await
-                }
-            }
+            c.execute(
+                "DELETE FROM snowmint_lease_node AS n \
+                 WHERE n.namespace = $1 AND n.node = $2 AND n.holder = $3 AND n.token = $4 \
+                   AND $5::bigint IS NULL \
+                   AND (n.mark_ms IS NULL OR n.mark_owner IS NOT DISTINCT FROM $3) \
+                   AND NOT EXISTS (SELECT 1 FROM snowmint_lease_namespace \
+                                   WHERE namespace = $1 AND floor_ms IS NOT NULL)",
+                &[&ns, &node, &owner, &token, &mark],
+            )
+            .await?;
+            let leave = "GREATEST($5::bigint, f.floor_ms, \
+                 CASE WHEN n.mark_owner IS DISTINCT FROM $3 THEN n.mark_ms END)";
+            c.execute(
+                &format!(
+                    "UPDATE snowmint_lease_node AS n SET holder = NULL, token = NULL, \
+                       expires_at = NULL, mark_ms = {leave}, \
+                       mark_owner = CASE {leave} WHEN $5::bigint THEN $3 \
+                         WHEN f.floor_ms THEN 'raise-floor' ELSE n.mark_owner END \
+                     FROM (SELECT max(floor_ms) AS floor_ms FROM snowmint_lease_namespace \
+                           WHERE namespace = $1) AS f \
+                     WHERE n.namespace = $1 AND n.node = $2 AND n.holder = $3 AND n.token = $4"
+                ),
+                &[&ns, &node, &owner, &token, &mark],
+            )
+            .await
         })?;
         Ok(())
     }

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use ::redis::Script;
 
-use super::store::{redis_error, RedisStore};
-use crate::{FloorRaised, LeaseError, NamespaceState, NodeState, RecordState};
+use super::store::{redis_error, RedisStore, GREATER};
+use crate::{FloorRaised, FloorReset, LeaseError, NamespaceState, NodeState, RecordState};
 
 /// Returns the record `KEYS[1]` (`HGETALL`, flat) and, for every key matching `ARGV[1]`
 /// (the node keys' prefix, glob-escaped, then `*`), flat quintuples `key, holder, pttl_ms,
@@ -35,14 +35,14 @@ return {redis.call('HGETALL', KEYS[1]), out}
 
 /// Raises every mark matching `ARGV[1]` (the glob-escaped prefix, then `*:last`) below
 /// `ARGV[2]` ms to it (owner `raise-floor`), and the record `KEYS[1]`'s `floor_ms` likewise
-/// if the record exists. Returns `{record_floor_ms or '', kept, raised keys...}`.
+/// if the record exists, comparing marks as decimal text (exact at any size: see
+/// [`GREATER`]). Returns `{record_floor_ms or '', kept, raised keys...}`.
 const RAISE: &str = r"
-local to = tonumber(ARGV[2])
+local to = ARGV[2]
 local raised, kept = {}, 0
 for _, key in ipairs(redis.call('KEYS', ARGV[1])) do
-  local ms = tonumber(redis.call('HGET', key, 'ms') or '0')
-  if ms < to then
-    redis.call('HSET', key, 'ms', ARGV[2], 'owner', 'raise-floor')
+  if greater(to, redis.call('HGET', key, 'ms') or '0') then
+    redis.call('HSET', key, 'ms', to, 'owner', 'raise-floor')
     table.insert(raised, key)
   else
     kept = kept + 1
@@ -50,14 +50,42 @@ for _, key in ipairs(redis.call('KEYS', ARGV[1])) do
 end
 local floor = ''
 if redis.call('EXISTS', KEYS[1]) == 1 then
-  local was = tonumber(redis.call('HGET', KEYS[1], 'floor_ms') or '0')
-  if was < to then
-    redis.call('HSET', KEYS[1], 'floor_ms', ARGV[2])
-    was = to
+  floor = redis.call('HGET', KEYS[1], 'floor_ms') or '0'
+  if greater(to, floor) then
+    redis.call('HSET', KEYS[1], 'floor_ms', to)
+    floor = to
   end
-  floor = string.format('%d', was)
 end
 local reply = {floor, tostring(kept)}
+for _, key in ipairs(raised) do table.insert(reply, key) end
+return reply
+";
+
+/// Sets every mark matching `ARGV[1]` (the glob-escaped prefix, then `*:last`) that an
+/// operator wrote (owner `raise-floor…` or `reset-floor…`) to `ARGV[3]` ms, and raises every
+/// other below it to it, each with owner `ARGV[4]` (the audit line); then sets the record
+/// `KEYS[1]`'s `floor_ms` to `ARGV[2]` and its `floor_reset` to the audit line, if the
+/// record exists. Returns `{the floor before or '', 1 if a record, kept, reset keys...}`.
+const RESET: &str = r"
+local raised, kept = {}, 0
+for _, key in ipairs(redis.call('KEYS', ARGV[1])) do
+  local m = redis.call('HMGET', key, 'ms', 'owner')
+  local ms, by = m[1] or '0', m[2] or ''
+  local operator = string.sub(by, 1, 11) == 'raise-floor' or string.sub(by, 1, 11) == 'reset-floor'
+  if (operator and ms ~= ARGV[3]) or greater(ARGV[3], ms) then
+    redis.call('HSET', key, 'ms', ARGV[3], 'owner', ARGV[4])
+    table.insert(raised, key)
+  else
+    kept = kept + 1
+  end
+end
+local was, has = '', '0'
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  was = redis.call('HGET', KEYS[1], 'floor_ms') or ''
+  has = '1'
+  redis.call('HSET', KEYS[1], 'floor_ms', ARGV[2], 'floor_reset', ARGV[4])
+end
+local reply = {was, has, tostring(kept)}
 for _, key in ipairs(raised) do table.insert(reply, key) end
 return reply
 ";
@@ -139,7 +167,7 @@ fn record_of(flat: &[String]) -> Option<RecordState> {
 }
 
 pub(super) fn raise_floor(store: &mut RedisStore, to: u64) -> Result<FloorRaised, LeaseError> {
-    let script = Script::new(RAISE);
+    let script = Script::new(&format!("{GREATER}{RAISE}"));
     let pattern = format!("{}*:last", glob_escape(&store.prefix));
     let record_key = store.record.key.clone();
     let reply: Vec<String> = store
@@ -160,7 +188,62 @@ pub(super) fn raise_floor(store: &mut RedisStore, to: u64) -> Result<FloorRaised
     })
 }
 
+pub(super) fn reset_floor(
+    store: &mut RedisStore,
+    (to, marks): (u64, u64),
+    audit: &str,
+) -> Result<FloorReset, LeaseError> {
+    let script = Script::new(&format!("{GREATER}{RESET}"));
+    let pattern = format!("{}*:last", glob_escape(&store.prefix));
+    let record_key = store.record.key.clone();
+    let reply: Vec<String> = store
+        .conn
+        .with(|_, c| {
+            script
+                .key(&record_key)
+                .arg(&pattern)
+                .arg(to)
+                .arg(marks)
+                .arg(audit)
+                .invoke(c)
+        })
+        .map_err(|e| redis_error("reset the namespace's floor", e))?;
+    let reset = reply
+        .iter()
+        .skip(3)
+        .filter_map(|k| k.strip_prefix(store.prefix.as_str()))
+        .filter_map(|k| k.strip_suffix(":last"))
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    Ok(FloorReset {
+        floor_was: reply.first().and_then(|f| f.parse().ok()),
+        floor_unix_millis: (reply.get(1).map(String::as_str) == Some("1")).then_some(to),
+        marks_unix_millis: marks,
+        reset,
+        kept: reply.get(2).and_then(|k| k.parse().ok()).unwrap_or(0),
+    })
+}
+
 impl crate::Admin for RedisStore {
+    fn clock_unix_millis(&mut self) -> Result<Option<u64>, LeaseError> {
+        let (secs, micros): (u64, u64) = self
+            .conn
+            .with(|_, c| ::redis::cmd("TIME").query(c))
+            .map_err(|e| redis_error("read the server's clock", e))?;
+        Ok(Some(
+            secs.saturating_mul(1_000).saturating_add(micros / 1_000),
+        ))
+    }
+
+    fn reset_floor(
+        &mut self,
+        to_unix_millis: u64,
+        marks_unix_millis: u64,
+        audit: &str,
+    ) -> Result<FloorReset, LeaseError> {
+        reset_floor(self, (to_unix_millis, marks_unix_millis), audit)
+    }
+
     fn list(&mut self) -> Result<NamespaceState, LeaseError> {
         list(self)
     }

@@ -161,6 +161,10 @@ impl Lease<Redis> {
     pub fn builder(url: &str) -> Result<LeaseBuilder<Redis>, LeaseError> {
         let info = ::redis::IntoConnectionInfo::into_connection_info(url)
             .map_err(|e| redis_error("parse the Redis URL", e))?;
+        // No `CLIENT SETINFO` at connect: two round trips, each of which could wait out the
+        // whole I/O timeout on a server that does not answer.
+        let settings = info.redis_settings().clone().set_skip_set_lib_name();
+        let info = info.set_redis_settings(settings);
         let client = ::redis::Client::open(info.clone())
             .map_err(|e| redis_error("parse the Redis URL", e))?;
         Ok(LeaseBuilder::new(Redis {

@@ -52,8 +52,7 @@ for i = 0, n - 1 do
   local key = prefix .. node
   if redis.call('SET', key, owner, 'NX', 'PX', ttl) then
     local mark = redis.call('HMGET', key .. ':last', 'ms', 'owner')
-    local floor = tonumber(rec[5] or '')
-    if floor and floor > tonumber(mark[1] or '0') then
+    if rec[5] and greater(rec[5], mark[1] or '0') then
       mark = {rec[5], 'raise-floor'}
     end
     return {node, mark[1] or '', mark[2] or '', settled and 1 or 0, here, rec[4]}
@@ -72,29 +71,51 @@ redis.call('HSET', KEYS[1], 'server', ARGV[2])
 return 1
 ";
 
+/// `a > b` for two marks in decimal (as the lease writes them: digits, no leading zero),
+/// exactly: Lua's numbers are doubles, which round marks past 2^53 and overflow Redis's
+/// integer replies past 2^63, so marks are compared and returned as text.
+pub(super) const GREATER: &str = r"
+local function greater(a, b)
+  if #a ~= #b then return #a > #b end
+  return a > b
+end
+";
+
 /// If `KEYS[1]` is still held by `ARGV[1]`: extends it by `ARGV[2]` ms, raises the mark in
-/// `KEYS[2]` to `ARGV[3]` (never lowers it) and returns the mark now stored; else `-1`.
+/// `KEYS[2]` to `ARGV[3]` (never lowers it) and returns the mark now stored (decimal text,
+/// whatever its size: a floor raised far ahead is a mark like any other); else `''`.
 const RENEW: &str = r"
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return '' end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-local stored = tonumber(redis.call('HGET', KEYS[2], 'ms') or '0')
-local want = tonumber(ARGV[3])
-if want > stored then
+local stored = redis.call('HGET', KEYS[2], 'ms') or '0'
+if greater(ARGV[3], stored) then
   redis.call('HSET', KEYS[2], 'ms', ARGV[3], 'owner', ARGV[1])
-  stored = want
+  stored = ARGV[3]
 end
 return stored
 ";
 
-/// If `KEYS[1]` is still held by `ARGV[1]`: sets the mark in `KEYS[2]` to `ARGV[2]` (the
-/// last time issued; deletes it if empty: nothing was issued and nothing was found) and
-/// frees the node. Returns 1, or 0 if the node was not held.
+/// If `KEYS[1]` is still held by `ARGV[1]`: leaves `ARGV[2]` (the last time issued; empty if
+/// nothing was issued and nothing found) as the mark in `KEYS[2]` and frees the node.
+/// Never lowers a mark below the floor of the record `KEYS[3]`, nor one another writer
+/// raised (`raise-floor`): the mark left is the highest of `ARGV[2]`, that floor, and the
+/// stored mark unless this owner wrote it (its own reservation may come down to what it
+/// issued). Returns 1, or 0 if the node was not held.
 const RELEASE: &str = r"
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-if ARGV[2] == '' then
+local leave, by = ARGV[2], ARGV[1]
+local mark = redis.call('HMGET', KEYS[2], 'ms', 'owner')
+if mark[1] and mark[2] ~= ARGV[1] and (leave == '' or greater(mark[1], leave)) then
+  leave, by = mark[1], mark[2] or ''
+end
+local floor = redis.call('HGET', KEYS[3], 'floor_ms')
+if floor and (leave == '' or greater(floor, leave)) then
+  leave, by = floor, 'raise-floor'
+end
+if leave == '' then
   redis.call('DEL', KEYS[2])
 else
-  redis.call('HSET', KEYS[2], 'ms', ARGV[2], 'owner', ARGV[1])
+  redis.call('HSET', KEYS[2], 'ms', leave, 'owner', by)
 end
 redis.call('DEL', KEYS[1])
 return 1
@@ -142,23 +163,25 @@ impl Conn {
             client,
             conn: None,
             timeout,
-            acquire: Script::new(&format!("{SERVER_ID}{ACQUIRE}")),
-            renew: Script::new(RENEW),
-            release: Script::new(RELEASE),
+            acquire: Script::new(&format!("{SERVER_ID}{GREATER}{ACQUIRE}")),
+            renew: Script::new(&format!("{GREATER}{RENEW}")),
+            release: Script::new(&format!("{GREATER}{RELEASE}")),
             settle: Script::new(&format!("{SERVER_ID}{SETTLE}")),
         }
     }
 
     /// Runs `f` on the connection, connecting first if needed; drops the connection on any
     /// error, so that the next call reconnects rather than read a late reply to this one.
+    /// The connection and its handshake together take at most the I/O timeout, and each
+    /// reply waits at most as long; a timeout's error says which and how long.
     pub(super) fn with<T>(
         &mut self,
         f: impl FnOnce(&Scripts<'_>, &mut Connection) -> RedisResult<T>,
     ) -> RedisResult<T> {
         if self.conn.is_none() {
-            let c = self.client.get_connection_with_timeout(self.timeout)?;
-            c.set_read_timeout(Some(self.timeout))?;
-            c.set_write_timeout(Some(self.timeout))?;
+            let c = self
+                .connect()
+                .map_err(|e| timed_out(e, self.timeout, "connecting"))?;
             self.conn = Some(c);
         }
         let scripts = Scripts {
@@ -174,7 +197,22 @@ impl Conn {
         if result.is_err() {
             self.conn = None;
         }
-        result
+        result.map_err(|e| timed_out(e, self.timeout, "waiting for a reply"))
+    }
+
+    /// Connects within the I/O timeout. The client waits up to the time left for each reply
+    /// of its handshake (`AUTH`, `SELECT`), so it is given the timeout shared among them.
+    fn connect(&self) -> RedisResult<Connection> {
+        let settings = self.client.get_connection_info().redis_settings();
+        let replies = u32::from(settings.password().is_some())
+            + u32::from(settings.db() != 0)
+            + if settings.skip_set_lib_name() { 0 } else { 2 };
+        let c = self
+            .client
+            .get_connection_with_timeout(self.timeout / replies.max(1))?;
+        c.set_read_timeout(Some(self.timeout))?;
+        c.set_write_timeout(Some(self.timeout))?;
+        Ok(c)
     }
 
     /// Takes a free node of `first..=last`, trying `start` first, checking the namespace's
@@ -242,7 +280,7 @@ impl Conn {
         want_ms: u64,
     ) -> RedisResult<Option<u64>> {
         let ttl_ms = millis(ttl);
-        let stored: i64 = self.with(|s, c| {
+        let stored: String = self.with(|s, c| {
             s.renew
                 .key(&keys.owner)
                 .key(&keys.mark)
@@ -251,13 +289,24 @@ impl Conn {
                 .arg(want_ms)
                 .invoke(c)
         })?;
-        Ok(u64::try_from(stored).ok())
+        if stored.is_empty() {
+            return Ok(None);
+        }
+        stored.parse().map(Some).map_err(|_| {
+            ::redis::RedisError::from((
+                ::redis::ErrorKind::Parse,
+                "the renewal's mark is not a number",
+                stored,
+            ))
+        })
     }
 
-    /// Frees the node, leaving `mark` (or no mark) for the next owner.
+    /// Frees the node, leaving `mark` (or no mark) for the next owner, but never less than
+    /// the floor of the record `record_key` or a mark another writer raised.
     pub(super) fn release(
         &mut self,
         keys: &Keys,
+        record_key: &str,
         owner: &str,
         mark: Option<u64>,
     ) -> RedisResult<bool> {
@@ -266,6 +315,7 @@ impl Conn {
             s.release
                 .key(&keys.owner)
                 .key(&keys.mark)
+                .key(record_key)
                 .arg(owner)
                 .arg(mark)
                 .invoke(c)
@@ -384,7 +434,7 @@ impl Store for RedisStore {
             return Ok(());
         };
         self.conn
-            .release(keys, &self.owner, mark_unix_millis)
+            .release(keys, &self.record.key, &self.owner, mark_unix_millis)
             .map(drop)
             .map_err(|e| redis_error("release the lease", e))
     }
@@ -392,6 +442,22 @@ impl Store for RedisStore {
     fn token(&self) -> Option<u64> {
         None
     }
+}
+
+/// `e` in words if it is a timeout (the client says "Resource temporarily unavailable"):
+/// which wait, and the I/O timeout's value; any other error as it is.
+fn timed_out(e: ::redis::RedisError, timeout: Duration, during: &str) -> ::redis::RedisError {
+    if !e.is_timeout() {
+        return e;
+    }
+    std::io::Error::new(
+        std::io::ErrorKind::TimedOut,
+        format!(
+            "no answer within the I/O timeout ({timeout:?}) while {during}: check that the \
+             Redis server runs, is reachable from here and is not overloaded"
+        ),
+    )
+    .into()
 }
 
 /// A Redis error while `action`, in this crate's terms: its kind and the client's message.

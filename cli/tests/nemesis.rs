@@ -38,6 +38,8 @@
 mod etcd_cluster;
 #[path = "../../lease/tests/common/netns.rs"]
 mod netns;
+#[path = "../../lease/tests/common/pg_cluster.rs"]
+mod pg_cluster;
 #[path = "../../lease/tests/common/redis.rs"]
 mod redis_server;
 
@@ -63,6 +65,8 @@ mod settings;
 mod store;
 #[path = "nemesis/store_etcd.rs"]
 mod store_etcd;
+#[path = "nemesis/store_postgres.rs"]
+mod store_postgres;
 #[path = "nemesis/store_redis.rs"]
 mod store_redis;
 
@@ -90,6 +94,13 @@ fn redis_nemesis() {
 fn etcd_nemesis() {
     nemesis("etcd", |addr| {
         store_etcd::Etcd::start(addr).map(|s| Box::new(s) as Box<dyn StoreDriver>)
+    });
+}
+
+#[test]
+fn postgres_nemesis() {
+    nemesis("postgres", |addr| {
+        store_postgres::Pg::start(addr).map(|s| Box::new(s) as Box<dyn StoreDriver>)
     });
 }
 

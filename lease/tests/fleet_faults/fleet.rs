@@ -1,4 +1,5 @@
-//! The store of one test (a redis-server or an etcd cluster) and the minters of one test.
+//! The store of one test (a redis-server, an etcd cluster or a PostgreSQL cluster) and the
+//! minters of one test.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -10,14 +11,19 @@ use std::time::{Duration, Instant};
 use crate::etcd_cluster;
 use crate::minter::*;
 use crate::netns::NetNs;
+#[cfg(feature = "postgres")]
+use crate::pg_cluster::Cluster;
 use crate::redis_server::RedisServer;
 use crate::settings::*;
 use crate::stepped_clock::CLOCK_FILE;
 
-/// The store of one test: a redis-server or an etcd cluster.
+/// The store of one test: a redis-server, an etcd cluster or a PostgreSQL cluster (`fsync`
+/// on, as the lease vouches only for a server that flushes).
 pub(crate) enum Store {
     Redis(RedisServer),
     Etcd(etcd_cluster::EtcdCluster),
+    #[cfg(feature = "postgres")]
+    Postgres(Cluster),
 }
 
 impl Store {
@@ -26,6 +32,18 @@ impl Store {
         match backend {
             Backend::Redis => RedisServer::start_on(test, extra).map(Store::Redis),
             Backend::Etcd => etcd_cluster::EtcdCluster::start_with(test, extra).map(Store::Etcd),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres => {
+                let listen = extra.map_or("127.0.0.1".to_string(), |a| format!("127.0.0.1,{a}"));
+                Cluster::start(
+                    test,
+                    &[("listen_addresses", listen.as_str())],
+                    "host all all 0.0.0.0/0 trust",
+                )
+                .map(Store::Postgres)
+            }
+            #[cfg(not(feature = "postgres"))]
+            Backend::Postgres => panic!("this test binary was built without feature `postgres`"),
         }
     }
 
@@ -33,6 +51,8 @@ impl Store {
         match self {
             Store::Redis(r) => r.url_on(host),
             Store::Etcd(e) => e.url_on(host),
+            #[cfg(feature = "postgres")]
+            Store::Postgres(c) => format!("postgres://postgres@{host}:{}/postgres", c.port),
         }
     }
 
@@ -59,6 +79,13 @@ impl Store {
                 r.command(&["EXISTS", &format!("snowmint:{namespace}:node:{node}")]) == ":1"
             }
             Store::Etcd(e) => e.has_key(&format!("snowmint/{namespace}/holder/{node}")),
+            #[cfg(feature = "postgres")]
+            Store::Postgres(c) => c
+                .try_psql(&format!(
+                    "SELECT count(*) FROM snowmint_lease_node WHERE namespace = '{namespace}' \
+                     AND node = {node} AND holder IS NOT NULL AND expires_at > clock_timestamp()"
+                ))
+                .is_ok_and(|n| n == "1"),
         }
     }
 
@@ -67,6 +94,8 @@ impl Store {
         match self {
             Store::Redis(r) => r.restart(),
             Store::Etcd(e) => e.wipe_and_restart_all(),
+            #[cfg(feature = "postgres")]
+            Store::Postgres(_) => unreachable!("no PostgreSQL test restarts it empty"),
         }
     }
 }

@@ -81,6 +81,9 @@ pub(crate) enum Backend {
     // Constructed by the etcd tests, which need feature `etcd`.
     #[cfg_attr(not(feature = "etcd"), allow(dead_code))]
     Etcd,
+    // Constructed by the PostgreSQL tests, which need feature `postgres`.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    Postgres,
 }
 
 impl Backend {
@@ -88,6 +91,7 @@ impl Backend {
         match self {
             Backend::Redis => "redis",
             Backend::Etcd => "etcd",
+            Backend::Postgres => "postgres",
         }
     }
 }

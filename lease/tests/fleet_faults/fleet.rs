@@ -17,8 +17,10 @@ use crate::redis_server::RedisServer;
 use crate::settings::*;
 use crate::stepped_clock::CLOCK_FILE;
 
-/// The store of one test: a redis-server, an etcd cluster or a PostgreSQL cluster (`fsync`
-/// on, as the lease vouches only for a server that flushes).
+/// The store of one test: a redis-server, an etcd cluster or a PostgreSQL cluster. The
+/// PostgreSQL one runs with `fsync` off: its commits do not wait for a disk that other builds
+/// keep busy (flushes there stalled every call past the I/O timeout for seconds), and every
+/// claim waits the forgetting rule, as on a store that cannot vouch.
 pub(crate) enum Store {
     Redis(RedisServer),
     Etcd(etcd_cluster::EtcdCluster),
@@ -37,7 +39,7 @@ impl Store {
                 let listen = extra.map_or("127.0.0.1".to_string(), |a| format!("127.0.0.1,{a}"));
                 Cluster::start(
                     test,
-                    &[("listen_addresses", listen.as_str())],
+                    &[("listen_addresses", listen.as_str()), ("fsync", "off")],
                     "host all all 0.0.0.0/0 trust",
                 )
                 .map(Store::Postgres)
@@ -211,7 +213,7 @@ impl Fleet {
         .env("SNOWMINT_FAULT_MARGIN_MS", MARGIN.as_millis().to_string())
         .env(
             "SNOWMINT_FAULT_IO_TIMEOUT_MS",
-            IO_TIMEOUT.as_millis().to_string(),
+            self.backend.io_timeout().as_millis().to_string(),
         )
         .env("SNOWMINT_FAULT_PACE_US", PACE.as_micros().to_string())
         .env("SNOWMINT_FAULT_BATCH", BATCH.to_string())

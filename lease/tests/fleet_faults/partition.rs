@@ -44,8 +44,10 @@ pub(crate) fn partition(backend: Backend) {
     net.heal();
     let healed = wall_nanos();
     // PostgreSQL: beside a CPU hog a healed holder was seen to stay fenced past this bound,
-    // every renewal without an answer within the I/O timeout (an open liveness defect, see
-    // the lease guide's fault suite): it is then stopped, and only its safety is checked.
+    // every call without an answer within the I/O timeout while the holders on loopback,
+    // their sessions open, renewed on (a reconnect's session start counts against each call's
+    // timeout and is thrown away with it: an open liveness defect, see the lease guide's fault
+    // suite). It is then stopped, and only its safety is checked.
     let a_status = if backend == Backend::Postgres {
         let status = fleet.get("a").try_wait_exit(WITHIN);
         if status.is_none() {

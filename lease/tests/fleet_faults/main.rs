@@ -16,9 +16,9 @@
 //! - **leader** (etcd): the leader killed, the others minting on through the election, the
 //!   member restarted; once more on a secured cluster (TLS both ways, client certificates,
 //!   the minters' etcd user limited to the namespace's keys);
-//! - **partition** (Redis, etcd, PostgreSQL): one minter in a network namespace, reaching the
-//!   store through a veth pair whose link is cut past the TTL; a new minter takes its node;
-//!   the link healed.
+//! - **partition** (Redis, etcd; PostgreSQL ignored by default): one minter in a network
+//!   namespace, reaching the store through a veth pair whose link is cut past the TTL; a new
+//!   minter takes its node; the link healed.
 //! - **rdb-snapshot** (Redis): redis-server killed and started again from an RDB file saved
 //!   before the holders' latest renewals, while they run, a new minter claiming a held node:
 //!   it waits for the forgetting rule (the `run_id` changed), the old holder learns it lost;

@@ -4,7 +4,8 @@
 //! -9 and restarted (on its node or any), cut off from the store (its namespace's route
 //! blackholed) and healed, its clock stepped (libfaketime); the store restarted, wiped,
 //! restored from an older backup followed by `snowmint lease raise-floor`, its etcd leader
-//! lost. Afterwards the whole history is checked (`nemesis/checker.rs`): no ID twice, each
+//! lost, its PostgreSQL primary killed -9 and the streaming standby promoted (the servers'
+//! URL names both hosts). Afterwards the whole history is checked (`nemesis/checker.rs`): no ID twice, each
 //! node's owners in order, the fence's bound, the time to serve again.
 //!
 //! The fleet is driven only through the `snowmint` binary, HTTP and the stores' own tools,
@@ -23,11 +24,13 @@
 //!
 //! Needs root and iproute2 (network namespaces; `SNOWMINT_REQUIRE_NETNS=1` makes their lack a
 //! failure), redis-server, etcd and etcdctl (`SNOWMINT_REQUIRE_REDIS`, `SNOWMINT_REQUIRE_ETCD`),
-//! and Debian's `faketime` (libfaketime; `SNOWMINT_REQUIRE_FAKETIME=1`).
+//! PostgreSQL's initdb, pg_ctl, pg_basebackup and psql (`SNOWMINT_REQUIRE_POSTGRES`), and
+//! Debian's `faketime` (libfaketime; `SNOWMINT_REQUIRE_FAKETIME=1`).
 //!
 //! Files (`nemesis/`): `settings` (timings, bounds, the environment), `rng` (the seeded
 //! PRNG), `schedule` (the faults a seed gives), `net` (the store's address, the namespaces,
-//! cut and heal), `store` (what a store driver does) with `store_redis` and `store_etcd`,
+//! cut and heal), `store` (what a store driver does) with `store_redis`, `store_etcd` and
+//! `store_postgres`,
 //! `fleet` (the server slots and processes), `http` (the client's GET), `clients` (the
 //! history), `runner` (the nemesis playing a schedule), `checker` (the checks).
 
@@ -38,6 +41,8 @@
 mod etcd_cluster;
 #[path = "../../lease/tests/common/netns.rs"]
 mod netns;
+#[path = "../../lease/tests/common/pg_cluster.rs"]
+mod pg_cluster;
 #[path = "../../lease/tests/common/redis.rs"]
 mod redis_server;
 
@@ -63,6 +68,8 @@ mod settings;
 mod store;
 #[path = "nemesis/store_etcd.rs"]
 mod store_etcd;
+#[path = "nemesis/store_postgres.rs"]
+mod store_postgres;
 #[path = "nemesis/store_redis.rs"]
 mod store_redis;
 
@@ -90,6 +97,13 @@ fn redis_nemesis() {
 fn etcd_nemesis() {
     nemesis("etcd", |addr| {
         store_etcd::Etcd::start(addr).map(|s| Box::new(s) as Box<dyn StoreDriver>)
+    });
+}
+
+#[test]
+fn postgres_nemesis() {
+    nemesis("postgres", |addr| {
+        store_postgres::Pg::start(addr).map(|s| Box::new(s) as Box<dyn StoreDriver>)
     });
 }
 

@@ -218,3 +218,80 @@ fn services_lease_from_postgres_through_a_crash_of_the_server_and_a_paused_holde
     assert!(b.stop().success(), "{}", b.stderr());
     assert!(c.stop().success(), "{}", c.stderr());
 }
+
+/// A claim the database cannot vouch for (here `fsync` off: a crash may lose commits) waits
+/// the forgetting rule, and `/readyz`, the refused requests, the status page and the log say
+/// why in the store's words and how long is left, not only "not ready".
+#[test]
+fn an_unvouched_claim_says_why_and_how_long_it_waits_on_readyz_and_the_status_page() {
+    const WHY: &str = "fsync is off on the server: a crash may lose commits";
+    let Some(pg) = Cluster::start(
+        "serve-pg-unvouched",
+        &[("fsync", "off")],
+        "host all all 127.0.0.1/32 trust",
+    ) else {
+        return;
+    };
+    let url = pg.url("postgres");
+    // A 10 s TTL and the default 2 s margin: a 12 s wait, long enough to be seen.
+    let mut server = Server::start_listening(&[
+        "--workers",
+        "2",
+        "--lease",
+        &url,
+        "--namespace",
+        "orders",
+        "--nodes",
+        "0-1",
+        "--ttl",
+        "10s",
+        "--lease-timeout",
+        "1s",
+    ]);
+    let waiting = serve_support::poll(MINT_LIMIT, "the forgetting rule's wait", || {
+        let reply = server.get("/readyz");
+        assert_eq!(
+            reply.status,
+            503,
+            "ready before the wait was seen: {}",
+            reply.text()
+        );
+        (reply.json()["state"] != "claiming").then_some(reply)
+    });
+    let body = waiting.json();
+    let state = body["state"].as_str().expect("state");
+    assert!(
+        state.starts_with("waiting for the forgetting rule until ")
+            && state.ends_with(&format!(": {WHY}")),
+        "{body}"
+    );
+    let message = body["message"].as_str().expect("message");
+    assert!(
+        message.contains(&format!("cannot vouch that it lost no write ({WHY})"))
+            && message.contains(" s from now)")
+            && !message.contains("Redis"),
+        "{message}"
+    );
+    let retry: u64 = waiting
+        .header("retry-after")
+        .expect("Retry-After")
+        .parse()
+        .expect("whole seconds");
+    assert!((1..=13).contains(&retry), "Retry-After {retry}: {body}");
+    let refused = server.get("/id");
+    assert!(
+        refused.status == 503 && refused.json()["message"].as_str().unwrap().contains(WHY)
+            || refused.status == 200,
+        "{}",
+        refused.text()
+    );
+    let page = server.get("/").text();
+    assert!(
+        page.contains(WHY) || page.contains(r#"<td id="state">ready</td>"#),
+        "{page}"
+    );
+    assert!(server.stderr().contains(WHY), "{}", server.stderr());
+    server.wait_ready(MINT_LIMIT).expect("ready after the wait");
+    assert_eq!(server.get("/readyz").json()["status"], "ready");
+    assert!(server.stop().success(), "{}", server.stderr());
+}

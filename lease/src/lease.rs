@@ -202,7 +202,7 @@ impl<B: Backend> Lease<B> {
     /// let gen = RedisLease::builder("redis://127.0.0.1:6379/")?.build()?.acquire_with(
     ///     Generator::builder(Layout::TWITTER),
     ///     |step| match step {
-    ///         AcquireProgress::Forgetting { node, until_unix_millis } => {
+    ///         AcquireProgress::Forgetting { node, until_unix_millis, .. } => {
     ///             eprintln!("node {node}: the store may have forgotten; waiting until {until_unix_millis} ms")
     ///         }
     ///         other => eprintln!("{other:?}"),
@@ -338,6 +338,7 @@ impl<B: Backend> Lease<B> {
             on_progress(AcquireProgress::Forgetting {
                 node,
                 until_unix_millis: floor,
+                why: keeper.store.unvouched_why(),
             });
         } else if behind(&source, floor) > Duration::ZERO {
             on_progress(AcquireProgress::PastMark {

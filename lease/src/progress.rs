@@ -7,11 +7,15 @@
 /// ```
 /// use snowmint_lease::AcquireProgress;
 ///
-/// let step = AcquireProgress::Forgetting { node: 3, until_unix_millis: 1_700_000_012_000 };
+/// let step = AcquireProgress::Forgetting {
+///     node: 3,
+///     until_unix_millis: 1_700_000_012_000,
+///     why: Some("fsync is off on the server: a crash may lose commits".into()),
+/// };
 /// assert_eq!(step.waits_until_unix_millis(), Some(1_700_000_012_000));
 /// assert_eq!(AcquireProgress::Claiming.waits_until_unix_millis(), None);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum AcquireProgress {
     /// Claiming a node in the store.
@@ -24,6 +28,10 @@ pub enum AcquireProgress {
         node: u64,
         /// Until when, Unix milliseconds on the source's clock.
         until_unix_millis: u64,
+        /// Why the store could not vouch, in its own words, when it can say
+        /// ([`Store::unvouched_why`](crate::Store::unvouched_why); PostgreSQL: the record
+        /// settled on another system or timeline, `fsync` off, a record not settled yet).
+        why: Option<String>,
     },
     /// Node `node` was claimed under a settled record, but the store shows a sign of a
     /// restore from an older backup (etcd: the node's mark was written under raft term

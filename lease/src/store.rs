@@ -97,6 +97,14 @@ pub trait Store: Send + 'static {
     /// [`LeaseError::Store`] if the store failed (the key then lapses after its TTL).
     fn release(&mut self, mark_unix_millis: Option<u64>) -> Result<(), LeaseError>;
 
+    /// Why the last claim was not vouched for, in words an operator can act on, when the
+    /// store can say more than that it could not vouch (PostgreSQL: the record settled on
+    /// another system or timeline, `fsync` off); `None` by default, and after a vouched claim.
+    /// [`AcquireProgress::Forgetting`](crate::AcquireProgress::Forgetting) carries it.
+    fn unvouched_why(&self) -> Option<String> {
+        None
+    }
+
     /// Marks the namespace's record settled: the store vouches for the claims that follow.
     /// Called once the forgetting rule's wait after an unvouched claim is over and a renewal
     /// has succeeded; a no-op (`Ok(false)`) if the store changed since that claim (another

@@ -22,8 +22,13 @@ pub enum Phase {
     /// Claiming a node in the store.
     Claiming,
     /// Node `node` is claimed, but the store cannot vouch that it lost no write: no ID
-    /// before `until_unix_millis` (the forgetting rule).
-    Forgetting { node: u64, until_unix_millis: u64 },
+    /// before `until_unix_millis` (the forgetting rule); `why`, in the store's words, when it
+    /// can say (PostgreSQL: the record settled on another system or timeline, `fsync` off).
+    Forgetting {
+        node: u64,
+        until_unix_millis: u64,
+        why: Option<String>,
+    },
     /// Node `node` is claimed under a settled record, but the store shows a sign of a restore
     /// from an older backup (etcd: the mark's raft term `mark_term` above the answer's
     /// `term`): no ID before `until_unix_millis` (the forgetting rule).
@@ -47,9 +52,11 @@ impl Phase {
             AcquireProgress::Forgetting {
                 node,
                 until_unix_millis,
+                why,
             } => Phase::Forgetting {
                 node,
                 until_unix_millis,
+                why,
             },
             AcquireProgress::Restored {
                 node,
@@ -81,12 +88,14 @@ impl Phase {
             Phase::Forgetting {
                 node,
                 until_unix_millis,
+                why,
             } => Some(format!(
                 "node {node}: waiting for the forgetting rule until {} ({}): the store cannot vouch \
-                 that it lost no write (a new namespace, a wiped store, or a Redis server restarted \
-                 or failed over), so no ID is minted before one TTL plus the margin has passed",
+                 that it lost no write ({}), so no ID is minted before one TTL plus the margin has \
+                 passed",
                 display_millis(*until_unix_millis),
                 seconds(left(*until_unix_millis, now_unix_millis)),
+                unvouched_reason(why.as_deref()),
             )),
             Phase::Restored { node, .. } => Some(format!(
                 "node {node}: {} ({}): {}",
@@ -139,6 +148,11 @@ impl Phase {
             _ => String::new(),
         }
     }
+}
+
+/// Why a store could not vouch for a claim: its own words, else the usual causes.
+fn unvouched_reason(why: Option<&str>) -> &str {
+    why.unwrap_or("a new namespace, a wiped store, or a Redis server restarted or failed over")
 }
 
 /// The claim's progress, shared by the claiming thread (which writes it) and the handlers.
@@ -211,11 +225,19 @@ impl State {
             State::Ready { .. } => "ready".to_owned(),
             State::Starting(Phase::Claiming) => "claiming".to_owned(),
             State::Starting(Phase::Forgetting {
-                until_unix_millis, ..
-            }) => format!(
-                "waiting for the forgetting rule until {}",
-                display_millis(*until_unix_millis)
-            ),
+                until_unix_millis,
+                why,
+                ..
+            }) => match why {
+                Some(why) => format!(
+                    "waiting for the forgetting rule until {}: {why}",
+                    display_millis(*until_unix_millis)
+                ),
+                None => format!(
+                    "waiting for the forgetting rule until {}",
+                    display_millis(*until_unix_millis)
+                ),
+            },
             State::Starting(Phase::Restored {
                 until_unix_millis,
                 mark_term,
@@ -269,10 +291,12 @@ impl State {
             State::Starting(Phase::Forgetting {
                 node,
                 until_unix_millis,
+                why,
             }) => format!(
                 "not ready: node {node} is claimed in {place}, but the store cannot vouch that it \
-                 lost no write (a new namespace, a wiped store, or a Redis server restarted or \
-                 failed over), so no ID is minted before {} ({} from now): the forgetting rule",
+                 lost no write ({}), so no ID is minted before {} ({} from now): the forgetting \
+                 rule",
+                unvouched_reason(why.as_deref()),
                 display_millis(*until_unix_millis),
                 seconds(left(*until_unix_millis, now_unix_millis)),
             ),
@@ -351,6 +375,7 @@ mod tests {
         let waiting = State::Starting(Phase::Forgetting {
             node: 3,
             until_unix_millis: NOW + 11_500,
+            why: None,
         });
         assert_eq!(
             waiting.name(),
@@ -387,6 +412,23 @@ mod tests {
         );
         assert_eq!(restored.node(), Some(0));
         assert!(restored.explain("x", NOW).contains("raise-floor"));
+        let unvouched = State::Starting(Phase::Forgetting {
+            node: 3,
+            until_unix_millis: NOW + 2_000,
+            why: Some("fsync is off on the server: a crash may lose commits".into()),
+        });
+        assert_eq!(
+            unvouched.name(),
+            "waiting for the forgetting rule until 2026-11-30T00:53:22.000Z: fsync is off on the \
+             server: a crash may lose commits"
+        );
+        let text = unvouched.explain("postgres namespace \"x\"", NOW);
+        assert!(
+            text.contains("(fsync is off on the server: a crash may lose commits)")
+                && text.contains("(2.0 s from now)")
+                && !text.contains("Redis"),
+            "{text}"
+        );
         assert_eq!(State::Starting(Phase::Claiming).name(), "claiming");
         assert_eq!(State::Starting(Phase::Claiming).node(), None);
         let fenced = State::Fenced {
@@ -405,6 +447,7 @@ mod tests {
         let line = Phase::Forgetting {
             node: 3,
             until_unix_millis: NOW + 12_000,
+            why: None,
         }
         .log_line(NOW)
         .unwrap();

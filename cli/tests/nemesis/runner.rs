@@ -249,6 +249,19 @@ fn store_fault(
                 });
             }
         }
+        Fault::Promote => {
+            let outage = store.promote();
+            let mut r = rec(record);
+            r.note("primary killed -9, standby promoted, a new standby made".into());
+            if let Some((a, b)) = outage {
+                r.outages.push(Outage {
+                    slots: (0..fleet.slots.len()).collect(),
+                    from_ns: a,
+                    to_ns: b,
+                    why: "fail-over to the standby".into(),
+                });
+            }
+        }
         Fault::LeaderLoss { ms } => {
             let leader = store.kill_leader();
             std::thread::sleep(Duration::from_millis(ms));

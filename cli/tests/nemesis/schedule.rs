@@ -32,6 +32,9 @@ pub enum Fault {
     Restore,
     /// The etcd leader killed -9 for `ms`, then restarted from its data.
     LeaderLoss { ms: u64 },
+    /// The PostgreSQL primary killed -9 and its streaming standby promoted (a new
+    /// timeline), the fleet's renewals in flight; a new standby made of it.
+    Promote,
 }
 
 impl Fault {
@@ -44,6 +47,7 @@ impl Fault {
                 | Fault::Snapshot
                 | Fault::Restore
                 | Fault::LeaderLoss { .. }
+                | Fault::Promote
         )
     }
 
@@ -59,6 +63,7 @@ impl Fault {
             Fault::Snapshot => "backup",
             Fault::Restore => "restore",
             Fault::LeaderLoss { .. } => "leader",
+            Fault::Promote => "promote",
         }
     }
 
@@ -69,7 +74,7 @@ impl Fault {
         match self {
             Fault::Pause { ms, .. } | Fault::Partition { ms, .. } => *ms,
             Fault::StoreRestart { ms } | Fault::LeaderLoss { ms } => *ms + 1_000,
-            Fault::Restore => ttl + 3_000,
+            Fault::Restore | Fault::Promote => ttl + 3_000,
             Fault::Kill9 { .. } | Fault::ClockStep { .. } | Fault::Wipe | Fault::Snapshot => 0,
         }
     }
@@ -91,6 +96,7 @@ impl fmt::Display for Fault {
             Fault::Snapshot => write!(f, "backup taken"),
             Fault::Restore => write!(f, "restore from the last backup, then raise-floor"),
             Fault::LeaderLoss { ms } => write!(f, "etcd leader killed for {ms} ms"),
+            Fault::Promote => write!(f, "primary killed -9, its standby promoted"),
         }
     }
 }
@@ -105,7 +111,10 @@ pub struct Step {
 /// What a store can suffer beyond what every store can.
 #[derive(Clone, Copy, Debug)]
 pub struct Abilities {
+    /// A leader to lose (etcd).
     pub leader: bool,
+    /// A standby to promote (PostgreSQL).
+    pub standby: bool,
 }
 
 /// The seed's faults over `seconds`, on `servers` servers.
@@ -137,13 +146,15 @@ impl Schedule {
             let slot = rng.below(servers);
             let store_turn = at >= store_free_at && rng.chance(35);
             let fault = if store_turn {
-                match rng.below(if can.leader { 9 } else { 7 }) {
+                // Redis's and etcd's seeds give the schedules they gave before PostgreSQL.
+                match rng.below(if can.leader || can.standby { 9 } else { 7 }) {
                     0 | 1 => Fault::StoreRestart {
                         ms: rng.range(200, 1_500),
                     },
                     2 | 3 => Fault::Wipe,
                     4 => Fault::Snapshot,
                     5 | 6 => Fault::Restore,
+                    _ if can.standby => Fault::Promote,
                     _ => Fault::LeaderLoss {
                         ms: rng.range(300, 2_500),
                     },
@@ -178,7 +189,7 @@ impl Schedule {
             };
             let losing = matches!(
                 fault,
-                Fault::StoreRestart { .. } | Fault::Wipe | Fault::Restore
+                Fault::StoreRestart { .. } | Fault::Wipe | Fault::Restore | Fault::Promote
             );
             if fault.on_store() {
                 store_free_at = at + fault.planned_ms() + 500;

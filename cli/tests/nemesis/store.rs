@@ -1,6 +1,6 @@
 //! What the nemesis asks of a store, whichever it is: its URLs, and the faults it can suffer,
 //! each done with the store's own tools or processes. One driver a store
-//! (`store_redis.rs`, `store_etcd.rs`); a PostgreSQL driver is one more file.
+//! (`store_redis.rs`, `store_etcd.rs`, `store_postgres.rs`).
 
 use std::path::PathBuf;
 
@@ -27,4 +27,9 @@ pub trait StoreDriver: Send {
     fn kill_leader(&mut self) -> Option<usize>;
     /// Starts member `i` again from its data.
     fn restart_member(&mut self, i: usize);
+    /// Fails over to a standby, if the store has one: the primary killed -9 and the standby
+    /// promoted; the time (Unix nanoseconds) from which until which no server could write.
+    fn promote(&mut self) -> Option<(u64, u64)> {
+        None
+    }
 }

@@ -26,7 +26,10 @@ impl StoreDriver for Etcd {
     }
 
     fn abilities(&self) -> Abilities {
-        Abilities { leader: true }
+        Abilities {
+            leader: true,
+            standby: false,
+        }
     }
 
     fn restart(&mut self, down: Duration) -> Option<(u64, u64)> {

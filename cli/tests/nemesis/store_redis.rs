@@ -25,7 +25,10 @@ impl StoreDriver for Redis {
     }
 
     fn abilities(&self) -> Abilities {
-        Abilities { leader: false }
+        Abilities {
+            leader: false,
+            standby: false,
+        }
     }
 
     fn restart(&mut self, down: Duration) -> Option<(u64, u64)> {

@@ -74,6 +74,7 @@ impl crate::Backend for Postgres {
             incarnation: crate::owner::incarnation(owner).to_string(),
             held: None,
             to_settle: None,
+            unvouched_why: None,
         })
     }
 }

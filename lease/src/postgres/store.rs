@@ -26,6 +26,8 @@ pub struct PostgresStore {
     /// What the last unvouched claim saw: the record's incarnation and the server's
     /// identity, which a settle must find again.
     pub(super) to_settle: Option<(String, String)>,
+    /// Why the last claim was not vouched for (`None` after a vouched one).
+    pub(super) unvouched_why: Option<String>,
 }
 
 /// What a claim found.
@@ -226,6 +228,13 @@ impl Store for PostgresStore {
             } => {
                 self.held = Some((node, token));
                 self.to_settle = (!vouched).then_some(seen);
+                self.unvouched_why = (!vouched).then(|| {
+                    why.clone().unwrap_or_else(|| {
+                        "the namespace's record is not settled yet (a new namespace, or its rows \
+                         deleted): no claim on this server has outlasted the forgetting rule"
+                            .to_string()
+                    })
+                });
                 if let Some(why) = why {
                     snowmint::fence::events::lease_unvouched(node, &why);
                 }
@@ -321,6 +330,10 @@ impl Store for PostgresStore {
             })?;
         self.to_settle = None;
         Ok(done == 1)
+    }
+
+    fn unvouched_why(&self) -> Option<String> {
+        self.unvouched_why.clone()
     }
 
     fn token(&self) -> Option<u64> {

@@ -65,7 +65,7 @@ impl Cluster {
             return None;
         };
         let dir = server::scratch_dir("pg-lease", test);
-        let cluster = Cluster::empty(bin, dir, settings);
+        let cluster = Cluster::empty(bin, dir, settings, server::free_port());
         cluster.make_dir(&cluster.dir);
         cluster.make_dir(&cluster.dir.join("sock"));
         cluster.make_dir(&cluster.dir.join("archive"));
@@ -94,8 +94,7 @@ impl Cluster {
         Some(cluster)
     }
 
-    fn empty(bin: PathBuf, dir: PathBuf, settings: &[(&str, &str)]) -> Cluster {
-        let port = server::free_port();
+    fn empty(bin: PathBuf, dir: PathBuf, settings: &[(&str, &str)], port: u16) -> Cluster {
         let mut opts = format!(
             "-c port={port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={}",
             dir.join("sock").display()
@@ -285,8 +284,14 @@ impl Cluster {
     /// A base backup of this running cluster (`pg_basebackup`, WAL streamed) in a new
     /// directory, not started; `standby`: with `standby.signal` and the primary's address.
     pub fn base_backup(&self, name: &str, standby: bool) -> Cluster {
+        self.base_backup_on(name, standby, server::free_port())
+    }
+
+    /// As [`base_backup`](Self::base_backup), the copy to be started on `port` (a standby
+    /// made again where the fleet's URL names one).
+    pub fn base_backup_on(&self, name: &str, standby: bool, port: u16) -> Cluster {
         let dir = server::scratch_dir("pg-lease", name);
-        let mut copy = Cluster::empty(self.bin.clone(), dir, &[]);
+        let mut copy = Cluster::empty(self.bin.clone(), dir, &[], port);
         // The copy keeps the settings, on a port of its own.
         let opts = self.opts.replace(
             &format!("-c port={} ", self.port),

@@ -110,6 +110,25 @@ pub(crate) fn run() {
                     }),
                 #[cfg(not(feature = "etcd"))]
                 "etcd" => panic!("this test binary was built without feature `etcd`"),
+                #[cfg(feature = "postgres")]
+                "postgres" => snowmint_lease::postgres::PostgresLease::builder(&url)
+                    .map_err(|e| e.to_string())
+                    .and_then(|l| {
+                        l.namespace(&namespace)
+                            .ttl(ttl)
+                            .margin(margin)
+                            .io_timeout(io_timeout)
+                            .nodes(first..=last)
+                            .build()
+                            .and_then(|l| l.acquire_with(builder, progress))
+                            .map_err(|e| with_sources(&e))
+                    })
+                    .map(|g| {
+                        let token = format!("{:?}", g.token());
+                        (g, token)
+                    }),
+                #[cfg(not(feature = "postgres"))]
+                "postgres" => panic!("this test binary was built without feature `postgres`"),
                 other => panic!("unknown backend {other}"),
             };
         match attempt {

@@ -1,4 +1,5 @@
-//! The store of one test (a redis-server or an etcd cluster) and the minters of one test.
+//! The store of one test (a redis-server, an etcd cluster or a PostgreSQL cluster) and the
+//! minters of one test.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -10,14 +11,21 @@ use std::time::{Duration, Instant};
 use crate::etcd_cluster;
 use crate::minter::*;
 use crate::netns::NetNs;
+#[cfg(feature = "postgres")]
+use crate::pg_cluster::Cluster;
 use crate::redis_server::RedisServer;
 use crate::settings::*;
 use crate::stepped_clock::CLOCK_FILE;
 
-/// The store of one test: a redis-server or an etcd cluster.
+/// The store of one test: a redis-server, an etcd cluster or a PostgreSQL cluster. The
+/// PostgreSQL one runs with `fsync` off: its commits do not wait for a disk that other builds
+/// keep busy (flushes there stalled every call past the I/O timeout for seconds), and every
+/// claim waits the forgetting rule, as on a store that cannot vouch.
 pub(crate) enum Store {
     Redis(RedisServer),
     Etcd(etcd_cluster::EtcdCluster),
+    #[cfg(feature = "postgres")]
+    Postgres(Cluster),
 }
 
 impl Store {
@@ -26,6 +34,18 @@ impl Store {
         match backend {
             Backend::Redis => RedisServer::start_on(test, extra).map(Store::Redis),
             Backend::Etcd => etcd_cluster::EtcdCluster::start_with(test, extra).map(Store::Etcd),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres => {
+                let listen = extra.map_or("127.0.0.1".to_string(), |a| format!("127.0.0.1,{a}"));
+                Cluster::start(
+                    test,
+                    &[("listen_addresses", listen.as_str()), ("fsync", "off")],
+                    "host all all 0.0.0.0/0 trust",
+                )
+                .map(Store::Postgres)
+            }
+            #[cfg(not(feature = "postgres"))]
+            Backend::Postgres => panic!("this test binary was built without feature `postgres`"),
         }
     }
 
@@ -33,6 +53,8 @@ impl Store {
         match self {
             Store::Redis(r) => r.url_on(host),
             Store::Etcd(e) => e.url_on(host),
+            #[cfg(feature = "postgres")]
+            Store::Postgres(c) => format!("postgres://postgres@{host}:{}/postgres", c.port),
         }
     }
 
@@ -59,6 +81,13 @@ impl Store {
                 r.command(&["EXISTS", &format!("snowmint:{namespace}:node:{node}")]) == ":1"
             }
             Store::Etcd(e) => e.has_key(&format!("snowmint/{namespace}/holder/{node}")),
+            #[cfg(feature = "postgres")]
+            Store::Postgres(c) => c
+                .try_psql(&format!(
+                    "SELECT count(*) FROM snowmint_lease_node WHERE namespace = '{namespace}' \
+                     AND node = {node} AND holder IS NOT NULL AND expires_at > clock_timestamp()"
+                ))
+                .is_ok_and(|n| n == "1"),
         }
     }
 
@@ -67,6 +96,8 @@ impl Store {
         match self {
             Store::Redis(r) => r.restart(),
             Store::Etcd(e) => e.wipe_and_restart_all(),
+            #[cfg(feature = "postgres")]
+            Store::Postgres(_) => unreachable!("no PostgreSQL test restarts it empty"),
         }
     }
 }
@@ -182,7 +213,7 @@ impl Fleet {
         .env("SNOWMINT_FAULT_MARGIN_MS", MARGIN.as_millis().to_string())
         .env(
             "SNOWMINT_FAULT_IO_TIMEOUT_MS",
-            IO_TIMEOUT.as_millis().to_string(),
+            self.backend.io_timeout().as_millis().to_string(),
         )
         .env("SNOWMINT_FAULT_PACE_US", PACE.as_micros().to_string())
         .env("SNOWMINT_FAULT_BATCH", BATCH.to_string())

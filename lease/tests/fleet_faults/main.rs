@@ -16,8 +16,9 @@
 //! - **leader** (etcd): the leader killed, the others minting on through the election, the
 //!   member restarted; once more on a secured cluster (TLS both ways, client certificates,
 //!   the minters' etcd user limited to the namespace's keys);
-//! - **partition**: one minter in a network namespace, reaching the store through a veth
-//!   pair whose link is cut past the TTL; a new minter takes its node; the link healed.
+//! - **partition** (Redis, etcd; PostgreSQL ignored by default): one minter in a network
+//!   namespace, reaching the store through a veth pair whose link is cut past the TTL; a new
+//!   minter takes its node; the link healed.
 //! - **rdb-snapshot** (Redis): redis-server killed and started again from an RDB file saved
 //!   before the holders' latest renewals, while they run, a new minter claiming a held node:
 //!   it waits for the forgetting rule (the `run_id` changed), the old holder learns it lost;
@@ -43,11 +44,12 @@
 //!   batches of a node a process asked for after another process had begun serving that
 //!   node (the earlier owner minting on after the takeover).
 //!
-//! Each test prints `fault=NAME backend=redis|etcd ids=N duplicates=N overlaps=N` and its
+//! Each test prints `fault=NAME backend=redis|etcd|postgres ids=N duplicates=N overlaps=N` and its
 //! elapsed time. The tests run one at a time (a lock): each fault's timing is its own.
 //!
-//! The Redis half needs feature `redis`, the etcd half feature `etcd` too (the harness
-//! tests of the etcd cluster and the namespace need neither lease); the network-namespace
+//! The Redis half needs feature `redis`, the etcd half feature `etcd` too, the PostgreSQL
+//! partition feature `postgres` too (the harness tests of the etcd cluster and the namespace
+//! need neither lease); the network-namespace
 //! tests need root and `ip` (skipped otherwise, unless `SNOWMINT_REQUIRE_NETNS=1`).
 //!
 //! Files: `settings` (timings, limits, helpers), `child` (the minter process), `minter` (a
@@ -66,6 +68,9 @@ mod certs;
 mod etcd_cluster;
 #[path = "../common/netns.rs"]
 mod netns;
+#[cfg(feature = "postgres")]
+#[path = "../common/pg_cluster.rs"]
+mod pg_cluster;
 #[path = "../common/redis.rs"]
 mod redis_server;
 
@@ -304,4 +309,15 @@ fn etcd_leader_killed_and_restarted_over_tls_with_a_limited_user() {
 #[test]
 fn etcd_partition_of_one_minter_past_the_ttl() {
     partition(Backend::Etcd);
+}
+
+/// Ignored until the PostgreSQL store keeps a session start across calls: beside a CPU hog on a
+/// shared machine it failed 3 of about 20 runs, always on liveness (a holder that had to open a
+/// new session, or whose calls all timed out past its hold, never minted again within the
+/// bound), never on a duplicate or an overlap. Run it with `-- --ignored postgres_partition`.
+#[cfg(feature = "postgres")]
+#[test]
+#[ignore = "liveness beside a CPU hog: a PostgreSQL holder on a loaded server may not get a session back (see the lease guide)"]
+fn postgres_partition_of_one_minter_past_the_ttl() {
+    partition(Backend::Postgres);
 }

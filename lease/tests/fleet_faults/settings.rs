@@ -21,6 +21,12 @@ pub(crate) const MARGIN: Duration = Duration::from_millis(400);
 /// rarely reached, and still lets a renewal (every TTL/3) fail and be tried again within
 /// the hold's window (TTL − margin = 1.6 s).
 pub(crate) const IO_TIMEOUT: Duration = Duration::from_millis(500);
+/// PostgreSQL's: each renewal is a commit whose WAL is flushed to disk (`fsync` on, which the
+/// lease needs to vouch). Beside a CPU hog on a disk shared with other builds, its calls gave
+/// no answer within 500 ms for seconds on end: a holder lost its node with every renewal
+/// timed out, a healed one never renewed within 60 s. 1 s still lets a failed renewal be tried
+/// again within the hold's window (TTL − margin = 1.6 s).
+pub(crate) const PG_IO_TIMEOUT: Duration = Duration::from_secs(1);
 /// Each of a child's `THREADS` minting threads asks for `BATCH` IDs every `PACE`: 50,000
 /// IDs a second a child, each written out and read back by this harness (a debug build),
 /// which must keep up beside a CPU hog, or the children block on their full pipes.
@@ -81,6 +87,9 @@ pub(crate) enum Backend {
     // Constructed by the etcd tests, which need feature `etcd`.
     #[cfg_attr(not(feature = "etcd"), allow(dead_code))]
     Etcd,
+    // Constructed by the PostgreSQL tests, which need feature `postgres`.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    Postgres,
 }
 
 impl Backend {
@@ -88,6 +97,15 @@ impl Backend {
         match self {
             Backend::Redis => "redis",
             Backend::Etcd => "etcd",
+            Backend::Postgres => "postgres",
+        }
+    }
+
+    /// Each store call's timeout (`IO_TIMEOUT`, `PG_IO_TIMEOUT`).
+    pub(crate) fn io_timeout(self) -> Duration {
+        match self {
+            Backend::Postgres => PG_IO_TIMEOUT,
+            Backend::Redis | Backend::Etcd => IO_TIMEOUT,
         }
     }
 }

@@ -17,7 +17,10 @@ pub struct NextIdsRequest {
 }
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct NextIdsResponse {
-    /// Strictly increasing.
+    /// Each new, in time order: the IDs of one reservation (a tick of one of the node's shards)
+    /// ascend, while reservations of the node's shards in the same few ticks interleave (the
+    /// shards' bits are below the time; a shard may lead the clock by --lead-ticks), as HTTP's
+    /// `/ids` are. Sort them if you need them ascending.
     #[prost(fixed64, repeated, tag = "1")]
     pub ids: ::prost::alloc::vec::Vec<u64>,
 }
@@ -59,7 +62,7 @@ pub struct StreamIdsRequest {
     pub count: u64,
 }
 /// IDs packed back to back, each big-endian: 8 bytes for KIND_SNOWFLAKE, 16 for KIND_UUID7
-/// and KIND_ULID. Chunks of one stream hold ascending IDs.
+/// and KIND_ULID.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct IdChunk {
     #[prost(bytes = "vec", tag = "1")]
@@ -227,7 +230,8 @@ pub mod id_service_client {
                 .insert(GrpcMethod::new("snowmint.v1.IdService", "NextId"));
             self.inner.unary(req, path, codec).await
         }
-        /// `count` 64-bit IDs, strictly increasing (1 to the service's --max-batch).
+        /// `count` 64-bit IDs (1 to the service's --max-batch), each new: see NextIdsResponse for
+        /// their order.
         pub async fn next_ids(
             &mut self,
             request: impl tonic::IntoRequest<super::NextIdsRequest>,
@@ -306,8 +310,8 @@ pub mod id_service_client {
         }
         /// A stream of packed chunks of IDs of one kind, minted only as fast as the client reads
         /// them (HTTP/2 flow control: a client that stops reading stops the minting, the server
-        /// holds at most one chunk it has not handed to the connection). Every ID is new and
-        /// greater than every ID before it in the stream.
+        /// holds at most one chunk it has not handed to the connection). Every ID is new; UUIDv7s
+        /// and ULIDs ascend through the whole stream, 64-bit IDs are in time order as NextIds'.
         pub async fn stream_ids(
             &mut self,
             request: impl tonic::IntoRequest<super::StreamIdsRequest>,
@@ -361,7 +365,8 @@ pub mod id_service_server {
             &self,
             request: tonic::Request<super::NextIdRequest>,
         ) -> std::result::Result<tonic::Response<super::NextIdResponse>, tonic::Status>;
-        /// `count` 64-bit IDs, strictly increasing (1 to the service's --max-batch).
+        /// `count` 64-bit IDs (1 to the service's --max-batch), each new: see NextIdsResponse for
+        /// their order.
         async fn next_ids(
             &self,
             request: tonic::Request<super::NextIdsRequest>,
@@ -393,8 +398,8 @@ pub mod id_service_server {
             + 'static;
         /// A stream of packed chunks of IDs of one kind, minted only as fast as the client reads
         /// them (HTTP/2 flow control: a client that stops reading stops the minting, the server
-        /// holds at most one chunk it has not handed to the connection). Every ID is new and
-        /// greater than every ID before it in the stream.
+        /// holds at most one chunk it has not handed to the connection). Every ID is new; UUIDv7s
+        /// and ULIDs ascend through the whole stream, 64-bit IDs are in time order as NextIds'.
         async fn stream_ids(
             &self,
             request: tonic::Request<super::StreamIdsRequest>,

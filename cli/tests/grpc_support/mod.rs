@@ -2,7 +2,7 @@
 //! tests: the generated code of the published proto (`cli/src/grpc/proto.rs`, the same
 //! file the service is built from), the port read from the service's start line.
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use std::time::Duration;
 

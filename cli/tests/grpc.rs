@@ -513,3 +513,30 @@ fn grpc_flags_are_checked_before_binding() {
         assert!(!stderr.contains("listening"), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn past_max_connections_a_new_connection_waits_for_one_to_close() {
+    let (_server, port) = start(&["--grpc-max-connections", "1"]);
+    runtime().block_on(async {
+        let mut first = IdServiceClient::new(channel(port).await);
+        first.next_id(NextIdRequest {}).await.unwrap();
+        // A second connection is not taken while the first is open: its call is not answered.
+        let lazy = tonic::transport::Channel::from_shared(format!("http://127.0.0.1:{port}"))
+            .unwrap()
+            .connect_lazy();
+        let mut second = IdServiceClient::new(lazy);
+        let call = tokio::spawn(async move { second.next_id(NextIdRequest {}).await });
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert!(
+            !call.is_finished(),
+            "a second connection was served at the cap"
+        );
+        // Once the first closes, it is.
+        drop(first);
+        let answered = tokio::time::timeout(START_LIMIT, call)
+            .await
+            .expect("the waiting connection was taken once the first closed")
+            .unwrap();
+        assert!(answered.is_ok(), "{answered:?}");
+    });
+}

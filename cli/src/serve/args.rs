@@ -19,7 +19,9 @@ pub const MAX_BATCH_LIMIT: u64 = 1_000_000;
 ///
 /// The minting routes (/id, /ids, /uuid7, /ulid) answer GET only (HEAD gets 405: it would
 /// mint IDs nobody reads); /decode/{id} reads any encoding `snowmint decode` reads, UUIDv7
-/// and ULID too (?from=ENCODING to name it).
+/// and ULID too (?from=ENCODING to name it). With --grpc-listen, the same service also
+/// answers gRPC on a port of its own (snowmint.v1.IdService from
+/// proto/snowmint/v1/snowmint.proto, with grpc.health.v1 and reflection).
 ///
 /// One process serves IDs to clients in any language over HTTP/1.1. It mints on a sharded
 /// generator: the node field is split into a node number (from --node, --node-from or a

@@ -53,6 +53,14 @@ impl Id128 {
         }
     }
 
+    /// The canonical 16 bytes, big-endian (both kinds' own byte layout).
+    pub fn to_bytes(self) -> [u8; 16] {
+        match self {
+            Id128::Uuid7(id) => id.to_bytes(),
+            Id128::Ulid(id) => id.to_bytes(),
+        }
+    }
+
     pub fn unix_millis(self) -> u64 {
         match self {
             Id128::Uuid7(id) => id.unix_millis(),
@@ -170,6 +178,26 @@ impl Generator128 {
                 let mut ids = vec![Ulid::from_u128(0); n];
                 gen.fill(&mut ids);
                 ids.iter().for_each(|id| put(id));
+            }
+        }
+    }
+}
+
+impl Generator128 {
+    /// Mints `n` IDs (at most [`CHUNK`]), in minting order, each given to `each` as a value
+    /// (the gRPC calls send their bytes).
+    pub fn mint_ids(&self, n: usize, mut each: impl FnMut(Id128)) {
+        let n = n.min(CHUNK);
+        match self {
+            Generator128::Uuid7(gen) => {
+                let mut ids = vec![Uuid7::from_fields(0, 0, 0); n];
+                gen.fill(&mut ids);
+                ids.into_iter().for_each(|id| each(Id128::Uuid7(id)));
+            }
+            Generator128::Ulid(gen) => {
+                let mut ids = vec![Ulid::from_u128(0); n];
+                gen.fill(&mut ids);
+                ids.into_iter().for_each(|id| each(Id128::Ulid(id)));
             }
         }
     }

@@ -16,6 +16,7 @@ mod error;
 mod escape;
 mod format;
 mod gen;
+mod grpc;
 mod id128;
 mod json_number;
 mod layout_arg;

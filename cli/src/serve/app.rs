@@ -15,21 +15,21 @@ use super::source::{Health, Minter};
 /// What every request handler shares.
 pub struct App {
     /// Set once the node is fixed or claimed: the service mints only through it.
-    pub(super) minter: OnceLock<Minter>,
+    pub(crate) minter: OnceLock<Minter>,
     /// Where the lease's claim stands until then.
-    pub(super) progress: Arc<Progress>,
+    pub(crate) progress: Arc<Progress>,
     /// Where the node is leased from (`None`: a fixed node).
-    pub(super) lease: Option<LeaseSite>,
-    pub(super) layout: Layout,
-    pub(super) max_batch: u64,
-    pub(super) layout_name: &'static str,
-    pub(super) shard_bits: u8,
-    pub(super) metrics: HttpMetrics,
-    pub(super) activity: activity::Activity,
+    pub(crate) lease: Option<LeaseSite>,
+    pub(crate) layout: Layout,
+    pub(crate) max_batch: u64,
+    pub(crate) layout_name: &'static str,
+    pub(crate) shard_bits: u8,
+    pub(crate) metrics: HttpMetrics,
+    pub(crate) activity: activity::Activity,
     /// The 128-bit generators of `/uuid7` and `/ulid`.
-    pub(super) id128: crate::id128::Generators,
+    pub(crate) id128: crate::id128::Generators,
     /// How the listener speaks, for the status page: plaintext HTTP or HTTPS.
-    pub(super) transport: &'static str,
+    pub(crate) transport: &'static str,
 }
 
 /// Where a leased node comes from.

@@ -20,7 +20,9 @@ pub const MAX_BATCH_LIMIT: u64 = 1_000_000;
 ///
 /// The minting routes (/id, /ids, /uuid7, /ulid) answer GET only (HEAD gets 405: it would
 /// mint IDs nobody reads); /decode/{id} reads any encoding `snowmint decode` reads, UUIDv7
-/// and ULID too (?from=ENCODING to name it).
+/// and ULID too (?from=ENCODING to name it). With --grpc-listen, the same service also
+/// answers gRPC on a port of its own (snowmint.v1.IdService from
+/// proto/snowmint/v1/snowmint.proto, with grpc.health.v1 and reflection).
 ///
 /// One process serves IDs to clients in any language over HTTP/1.1. It mints on a sharded
 /// generator: the node field is split into a node number (from --node, --node-from or a
@@ -111,6 +113,42 @@ pub struct Args {
     /// closes their connections and exits anyway
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = value::text(duration))]
     pub grace: Duration,
+
+    #[command(flatten)]
+    pub grpc: GrpcArgs,
+}
+
+/// The flags of the gRPC listener (`--grpc-listen`; see proto/snowmint/v1/snowmint.proto).
+#[derive(Debug, Clone, clap::Args)]
+pub struct GrpcArgs {
+    /// Also serve gRPC (snowmint.v1.IdService, grpc.health.v1, reflection) on this address
+    /// and port, HTTP/2 in plaintext; off unless given. A port of its own: the HTTP/1.1
+    /// listener keeps its limits and timeouts, and HTTP/2's long-lived connections and
+    /// streams get theirs (port 0: a free port, printed at start)
+    #[arg(long, value_name = "ADDR", value_parser = value::text(listen_addr))]
+    pub grpc_listen: Option<SocketAddr>,
+
+    /// The most gRPC connections open at once; past it new connections wait in the
+    /// kernel's accept queue until one closes
+    #[arg(long, value_name = "N", default_value = "256", requires = "grpc_listen", value_parser = value::text(max_connections))]
+    pub grpc_max_connections: usize,
+
+    /// The most calls (streams) open at once on one gRPC connection (HTTP/2's
+    /// SETTINGS_MAX_CONCURRENT_STREAMS: a client past it waits)
+    #[arg(long, value_name = "N", default_value = "128", requires = "grpc_listen", value_parser = value::text(max_streams))]
+    pub grpc_max_streams: u32,
+
+    /// The most IDs one chunk of StreamIds may hold (the client picks its chunk size up to
+    /// this): 1 to 131072, so that a chunk of 16-byte IDs stays within the 4 MiB message
+    /// every gRPC client accepts by default
+    #[arg(long, value_name = "N", default_value = "65536", requires = "grpc_listen", value_parser = value::text(max_chunk))]
+    pub grpc_max_chunk: u32,
+
+    /// How long a unary gRPC call may take before it is cancelled (streams are not bound
+    /// by it: they end when the client stops them, their count is reached, or the service
+    /// stops)
+    #[arg(long, value_name = "DURATION", default_value = "10s", requires = "grpc_listen", value_parser = value::text(timeout))]
+    pub grpc_timeout: Duration,
 }
 
 /// The flags of a node number leased from Redis or etcd.
@@ -188,6 +226,18 @@ fn timeout(text: &str) -> Result<Duration, String> {
         ));
     }
     Ok(d)
+}
+
+fn max_streams(text: &str) -> Result<u32, String> {
+    number_in(text, 1..=65_536, "a number of streams").map(|n| n as u32)
+}
+
+/// The largest `--grpc-max-chunk`: 131,072 16-byte IDs are 2 MiB, half the 4 MiB message
+/// gRPC clients accept by default.
+pub const MAX_CHUNK_LIMIT: u32 = 131_072;
+
+fn max_chunk(text: &str) -> Result<u32, String> {
+    number_in(text, 1..=u64::from(MAX_CHUNK_LIMIT), "a chunk size (IDs)").map(|n| n as u32)
 }
 
 fn max_batch(text: &str) -> Result<u64, String> {

@@ -7,6 +7,7 @@
 //! the query strings, [`problem`] error answers, [`readiness`] what the service waits for,
 //! [`held`] a claim on a held range, [`metrics`] the Prometheus side, [`activity`]
 //! the counts behind the status page ([`status`]), [`shutdown`] the stop signals, [`transitions`] the lease's state changes logged.
+//! The gRPC face of the same service, on `--grpc-listen`, is [`crate::grpc`].
 //!
 //! A leased service listens first and claims its node after, on a thread of its own: the
 //! claim may wait (the forgetting rule, a mark ahead of the clock), and meanwhile `/livez`
@@ -33,5 +34,7 @@ mod status;
 mod transitions;
 
 pub use self::app::{App, LeaseSite};
-pub use self::args::Args;
+pub use self::args::{Args, GrpcArgs};
+pub use self::problem::{retry_after_secs, Problem};
 pub use self::run::run;
+pub use self::source::{Minter, Refusal};

@@ -194,6 +194,15 @@ async fn serve(
     let addr = listener
         .local_addr()
         .map_err(|e| CliError::system(format_args!("--listen {}: {e}", args.listen)))?;
+    // Bound before anything is said, so that a port in use stops the start as --listen's does.
+    let grpc = match args.grpc.grpc_listen {
+        Some(at) => Some(
+            crate::grpc::bind(at)
+                .await
+                .map_err(|e| CliError::system(format_args!("--grpc-listen {at}: {e}")))?,
+        ),
+        None => None,
+    };
     let listening = Instant::now();
     let limits = Limits {
         max: args
@@ -223,6 +232,18 @@ async fn serve(
         "layout {}, {} shard bits, {workers} workers, --max-batch {}, --max-connections {}",
         app.layout_name, app.shard_bits, app.max_batch, limits.max,
     );
+    let grpc_limits = crate::grpc::Limits::of(&args.grpc, app.max_batch);
+    if let Some(grpc) = &grpc {
+        say(format_args!(
+            "gRPC (snowmint.v1.IdService, grpc.health.v1, reflection) listening on grpc://{} \
+             (--grpc-max-connections {}, --grpc-max-streams {}, --grpc-max-chunk {}, --grpc-timeout {})",
+            grpc.local_addr(),
+            grpc_limits.max_connections,
+            grpc_limits.max_streams,
+            grpc_limits.max_chunk,
+            humantime::format_duration(grpc_limits.timeout),
+        ));
+    }
     match (app.minter.get(), &app.lease) {
         (Some(m), _) => say(format_args!(
             "listening on {scheme}://{addr} ({settings}, node {} fixed); ready",
@@ -243,6 +264,20 @@ async fn serve(
     }
     let failure = Arc::new(std::sync::Mutex::new(None::<CliError>));
     let (stopping, mut stop) = tokio::sync::watch::channel(None::<Stop>);
+    // The gRPC side stops with the HTTP side: on the same signal, lost lease or failed claim.
+    let grpc_server = {
+        let app = Arc::clone(&app);
+        let mut stopped = stop.clone();
+        async move {
+            let Some(grpc) = grpc else { return };
+            let stop = async move {
+                let _ = stopped.wait_for(Option::is_some).await;
+            };
+            if let Err(e) = grpc.serve(app, grpc_limits, stop).await {
+                say(format_args!("the gRPC server failed: {e}"));
+            }
+        }
+    };
     let watched = Arc::clone(&app);
     let failed = Arc::clone(&failure);
     let server = connections::serve(
@@ -287,7 +322,7 @@ async fn serve(
     );
     let grace = args.grace;
     let result = tokio::select! {
-        () = server => Ok(()),
+        ((), ()) = async { tokio::join!(server, grpc_server) } => Ok(()),
         () = async {
             let _ = stop.wait_for(Option::is_some).await;
             tokio::time::sleep(grace).await;

@@ -175,6 +175,26 @@ impl Generator128 {
     }
 }
 
+impl Generator128 {
+    /// Mints `n` IDs (at most [`CHUNK`]) as [`mint`](Self::mint) does, each given to `each`
+    /// as its 16 canonical bytes (big-endian).
+    pub fn mint_bytes(&self, n: usize, mut each: impl FnMut(&[u8; 16])) {
+        let n = n.min(CHUNK);
+        match self {
+            Generator128::Uuid7(gen) => {
+                let mut ids = vec![Uuid7::from_fields(0, 0, 0); n];
+                gen.fill(&mut ids);
+                ids.iter().for_each(|id| each(&id.to_bytes()));
+            }
+            Generator128::Ulid(gen) => {
+                let mut ids = vec![Ulid::from_u128(0); n];
+                gen.fill(&mut ids);
+                ids.iter().for_each(|id| each(&id.to_bytes()));
+            }
+        }
+    }
+}
+
 /// One generator of each kind, as the service keeps them (made at its start, so that no
 /// request waits for a clock's set-up).
 pub struct Generators {

@@ -23,6 +23,8 @@ pub struct App {
     pub(super) layout: Layout,
     pub(super) max_batch: u64,
     pub(super) layout_name: &'static str,
+    /// The layout's spec, every key spelled out, as the `X-Snowmint-Layout` header declares it.
+    pub(super) layout_spec: axum::http::HeaderValue,
     pub(super) shard_bits: u8,
     pub(super) metrics: HttpMetrics,
     pub(super) activity: activity::Activity,

@@ -121,6 +121,10 @@ fn ranges(headers: &HeaderMap) -> Vec<Range<'_>> {
     out
 }
 
+/// How well a media range asks for an offered type: its quality, then how specifically it
+/// names the type, then how early the client listed it.
+type Score = (u16, u8, std::cmp::Reverse<usize>);
+
 /// The body `headers` ask for, or a 406 naming what `path` offers.
 pub fn choose(path: &str, headers: &HeaderMap) -> Result<Media, Problem> {
     if headers.get(header::ACCEPT).is_none() {
@@ -138,7 +142,7 @@ pub fn choose(path: &str, headers: &HeaderMap) -> Result<Media, Problem> {
             .max_by_key(|&(specificity, i, _)| (specificity, std::cmp::Reverse(i)))
             .map(|(specificity, i, quality)| (quality, specificity, std::cmp::Reverse(i)))
     };
-    let mut best: Option<(Media, (u16, u8, std::cmp::Reverse<usize>))> = None;
+    let mut best: Option<(Media, Score)> = None;
     for media in OFFERED {
         if let Some(s) = score(media).filter(|s| s.0 > 0) {
             if best.as_ref().is_none_or(|(_, b)| s > *b) {

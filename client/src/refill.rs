@@ -26,7 +26,8 @@ const IDLE_CHECK: Duration = Duration::from_millis(250);
 struct Outcome {
     /// Rounds finished so far.
     rounds: u64,
-    /// The last round's failures, one per service; empty when it gave IDs.
+    /// The last round's failures, one per service; empty when it gave IDs (even after a
+    /// fail-over).
     failures: Vec<Failure>,
 }
 
@@ -244,6 +245,8 @@ impl Feed {
                 }
                 if got {
                     self.ring.put(ids.drain(..));
+                    // A round that gave IDs failed nobody, whichever services it skipped.
+                    failures.clear();
                 }
                 self.finish_round(failures);
                 if !got {

@@ -120,6 +120,38 @@ fn ids_are_unique_and_increasing_across_refills() {
     assert_eq!(seen.len(), 10_000 + 5_000 + 12_000);
 }
 
+/// A consumer woken by a refill that leaves the buffer at its low-water mark or below asks
+/// for more (the refill of a batch smaller than the mark), blocking and async; within a
+/// generous limit, so that a deadlock fails the test rather than hanging it.
+#[test]
+fn consumers_woken_below_the_mark_ask_for_more() {
+    let server = serve("7");
+    let settings = settings(&[url(&server)], Expected::layout(TWITTER))
+        .capacity(1_000)
+        .low_water(900)
+        .batch(50);
+    let (done, finished) = std::sync::mpsc::channel();
+    let blocking = Client::new(settings.clone()).unwrap();
+    let asynchronous = AsyncClient::new(settings).unwrap();
+    std::thread::spawn(move || {
+        let mut ids: Vec<Id> = (0..3_000).map(|_| blocking.next_id().unwrap()).collect();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            for _ in 0..3_000 {
+                ids.push(asynchronous.next_id().await.unwrap());
+            }
+        });
+        let _ = done.send(ids);
+    });
+    let ids = finished
+        .recv_timeout(Duration::from_secs(120))
+        .expect("6,000 IDs within 2 minutes: no deadlock");
+    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), 6_000);
+}
+
 #[test]
 fn a_standalone_async_client_mints() {
     let server = serve("6");

@@ -58,7 +58,17 @@ pub struct Waiting {
 impl Feed {
     /// The feed and its refill thread (which stops once [`close`](Self::close) is called).
     pub fn start(settings: Settings) -> std::io::Result<Arc<Feed>> {
-        let feed = Arc::new(Feed {
+        let feed = Feed::new(settings);
+        let thread = Arc::clone(&feed);
+        std::thread::Builder::new()
+            .name("snowmint-client-refill".to_owned())
+            .spawn(move || thread.run())?;
+        Ok(feed)
+    }
+
+    /// The feed without its thread.
+    fn new(settings: Settings) -> Arc<Feed> {
+        Arc::new(Feed {
             ring: Ring::new(settings.capacity),
             low_water: settings.low_water as u64,
             settings,
@@ -69,12 +79,7 @@ impl Feed {
             done: Condvar::new(),
             outcome: Mutex::new(Outcome::default()),
             notify: tokio::sync::Notify::new(),
-        });
-        let thread = Arc::clone(&feed);
-        std::thread::Builder::new()
-            .name("snowmint-client-refill".to_owned())
-            .spawn(move || thread.run())?;
-        Ok(feed)
+        })
     }
 
     /// The settings.
@@ -91,11 +96,20 @@ impl Feed {
     /// buffer to the low-water mark.
     #[inline]
     pub fn take(&self) -> Option<Id> {
-        let (id, left) = self.ring.pop()?;
-        if left <= self.low_water {
+        let (id, below) = self.pop()?;
+        if below {
             self.want();
         }
-        Some(Id::from_u64(id))
+        Some(id)
+    }
+
+    /// An ID from the buffer, and whether taking it left the buffer at the low-water mark
+    /// or below (the caller then calls [`want`](Self::want), never with the outcome's lock
+    /// held: `want` takes it).
+    #[inline]
+    fn pop(&self) -> Option<(Id, bool)> {
+        let (id, left) = self.ring.pop()?;
+        Some((Id::from_u64(id), left <= self.low_water))
     }
 
     /// Asks the refill thread for more, unless already asked.
@@ -155,7 +169,11 @@ impl Feed {
         let waiting = self.begin_wait();
         let mut outcome = self.lock();
         loop {
-            if let Some(id) = self.take() {
+            if let Some((id, below)) = self.pop() {
+                drop(outcome);
+                if below {
+                    self.want();
+                }
                 return Ok(id);
             }
             let deadline = self.verdict_locked(&waiting, &outcome)?;
@@ -297,5 +315,44 @@ fn error(failures: &[Failure], waited: Duration) -> Error {
     Error::Unavailable {
         failures: failures.to_vec(),
         waited,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expected::Expected;
+    use std::sync::mpsc;
+
+    /// A consumer waiting on an empty buffer, woken by a refill that leaves the buffer below
+    /// the mark, asks for more without deadlocking on the lock it waited under. The refill
+    /// thread's part is played by this test: no thread runs.
+    #[test]
+    fn a_woken_consumer_below_the_mark_asks_for_more() {
+        let settings = Settings::new(["http://127.0.0.1:9"], Expected::layout("x=1"))
+            .unwrap()
+            .capacity(10)
+            .low_water(5)
+            .batch(1)
+            .max_wait(Duration::from_secs(600));
+        let feed = Feed::new(settings);
+        let consumer = Arc::clone(&feed);
+        let (done, finished) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = done.send(consumer.next_blocking());
+        });
+        // The thread clears the request once the consumer has made it, then refills.
+        while !feed.wanted.load(Ordering::Acquire) {
+            std::thread::yield_now();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        feed.wanted.store(false, Ordering::Release);
+        feed.ring.put([42]);
+        feed.finish_round(Vec::new());
+        let got = finished
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the consumer returns: no deadlock");
+        assert_eq!(got, Ok(Id::from_u64(42)));
+        assert!(feed.wanted.load(Ordering::Acquire), "it asked for more");
     }
 }

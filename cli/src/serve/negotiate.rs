@@ -3,7 +3,7 @@
 //! quality of the most specific media range that matches it (`text/plain` before `text/*`
 //! before `*/*`); the highest quality above zero wins, ties going to the more specific
 //! match and then to the range the client listed first, so `application/json, */*` is
-//! JSON. No `Accept` header, or `*/*`, is today's default: text. A header nothing offered
+//! JSON. No `Accept` header (or an empty one), or `*/*`, is the default: text. A header nothing offered
 //! matches is a 406 naming the offered types.
 
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -127,7 +127,12 @@ type Score = (u16, u8, std::cmp::Reverse<usize>);
 
 /// The body `headers` ask for, or a 406 naming what `path` offers.
 pub fn choose(path: &str, headers: &HeaderMap) -> Result<Media, Problem> {
-    if headers.get(header::ACCEPT).is_none() {
+    // No header, or only empty ones: anything goes.
+    let blank = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .all(|v| v.as_bytes().trim_ascii().is_empty());
+    if blank {
         return Ok(Media::Text);
     }
     let ranges = ranges(headers);
@@ -179,6 +184,7 @@ mod tests {
         use Media::*;
         assert_eq!(chosen(&[]), Ok(Text));
         assert_eq!(chosen(&["*/*"]), Ok(Text));
+        assert_eq!(chosen(&[""]), Ok(Text));
         assert_eq!(chosen(&["application/octet-stream"]), Ok(Binary));
         assert_eq!(chosen(&["Application/JSON"]), Ok(Json));
         assert_eq!(chosen(&["text/plain, application/json;q=0.9"]), Ok(Text));

@@ -149,6 +149,28 @@ fn main() {
         median_range(&mut sustained),
         load()
     );
+    // What the rates above handed out: 1,000,000 more IDs, all distinct, with their span.
+    let started = Instant::now();
+    let ids: Vec<u64> = (0..SUSTAINED)
+        .map(|_| client.next_id().expect("client").to_u64())
+        .collect();
+    let took = started.elapsed();
+    let distinct: std::collections::HashSet<u64> = ids.iter().copied().collect();
+    let times: Vec<u64> = ids
+        .iter()
+        .map(|&id| {
+            Layout::TWITTER
+                .decode(snowmint::Id::from_u64(id))
+                .unix_millis()
+        })
+        .collect();
+    println!(
+        "check: {} IDs in {took:?}, {} distinct, stamped over {} ms",
+        ids.len(),
+        distinct.len(),
+        times.iter().max().unwrap() - times.iter().min().unwrap()
+    );
+    assert_eq!(distinct.len(), ids.len(), "an ID handed out twice");
     drop(client);
     let _ = Command::new("kill")
         .args(["-TERM", &server.id().to_string()])

@@ -1,9 +1,9 @@
-//! Paired rounds with `wrk`: `snowmint serve`'s `/ids?n=N` (text, then JSON) against a bare
+//! Paired rounds with `wrk`: `snowmint serve`'s `/ids?n=N` (text, JSON, then binary) against a bare
 //! axum handler on the same runtime shape, side by side, one right after the other in each
 //! round, so that the machine's load falls on both alike.
 //!
 //! The bare handler answers `n` values of one atomic counter (from 10^18, so 19 digits, the
-//! bytes of a Twitter ID) as decimal lines, or as a JSON array of strings when asked: what
+//! bytes of a Twitter ID) as decimal lines, a JSON array of strings or big-endian `u64`s, as asked: what
 //! `/ids` does minus the generator, the query rule, the readiness check and the metrics, on
 //! a listener with the service's socket option (`TCP_NODELAY`).
 //!

@@ -1,6 +1,6 @@
 //! Load on a running `snowmint serve` over loopback: requests per second and latency
 //! percentiles for `GET /id`, IDs per second for `GET /ids?n=1000`, and then `/ids` against
-//! a bare axum handler in paired `wrk` rounds ([`paired`]).
+//! a bare axum handler in paired `wrk` rounds, text, JSON and binary ([`paired`]).
 //!
 //! Starts the release binary (`CARGO_BIN_EXE_snowmint`) on a free port, then drives it from
 //! a tokio client with many keep-alive HTTP/1.1 connections, each sending its next request as

@@ -201,6 +201,12 @@ impl Generator128 {
             }
         }
     }
+
+    /// Mints `n` IDs (at most [`CHUNK`]) as [`mint_ids`](Self::mint_ids) does, each given to
+    /// `each` as its 16 canonical bytes (big-endian).
+    pub fn mint_bytes(&self, n: usize, mut each: impl FnMut(&[u8; 16])) {
+        self.mint_ids(n, |id| each(&id.to_bytes()));
+    }
 }
 
 /// One generator of each kind, as the service keeps them (made at its start, so that no

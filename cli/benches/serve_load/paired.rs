@@ -1,9 +1,9 @@
-//! Paired rounds with `wrk`: `snowmint serve`'s `/ids?n=N` (text, then JSON) against a bare
+//! Paired rounds with `wrk`: `snowmint serve`'s `/ids?n=N` (text, JSON, then binary) against a bare
 //! axum handler on the same runtime shape, side by side, one right after the other in each
 //! round, so that the machine's load falls on both alike.
 //!
 //! The bare handler answers `n` values of one atomic counter (from 10^18, so 19 digits, the
-//! bytes of a Twitter ID) as decimal lines, or as a JSON array of strings when asked: what
+//! bytes of a Twitter ID) as decimal lines, a JSON array of strings or big-endian `u64`s, as asked: what
 //! `/ids` does minus the generator, the query rule, the readiness check and the metrics, on
 //! a listener with the service's socket option (`TCP_NODELAY`).
 //!
@@ -68,11 +68,19 @@ async fn bare_ids(State(counter): State<Arc<AtomicU64>>, uri: Uri, headers: Head
         .and_then(|q| q.strip_prefix("n="))
         .and_then(|n| n.parse().ok())
         .unwrap_or(1);
-    let json = headers
-        .get(header::ACCEPT)
-        .is_some_and(|v| v.as_bytes() == b"application/json");
+    let accept = headers.get(header::ACCEPT).map(HeaderValue::as_bytes);
+    let json = accept == Some(b"application/json");
     // Relaxed: a lone counter, ordered with nothing else.
     let first = counter.fetch_add(n, Ordering::Relaxed);
+    if accept == Some(b"application/octet-stream") {
+        // The service's binary body: big-endian u64s, 8 bytes each.
+        let mut body = Vec::with_capacity(n as usize * 8);
+        for i in 0..n {
+            body.extend_from_slice(&(first + i).to_be_bytes());
+        }
+        let content_type = HeaderValue::from_static("application/octet-stream");
+        return ([(header::CONTENT_TYPE, content_type)], body).into_response();
+    }
     let mut body = Vec::with_capacity(n as usize * 23 + 2);
     let mut digits = itoa::Buffer::new();
     if json {
@@ -140,11 +148,18 @@ fn ticks_per_second() -> f64 {
 
 /// One `wrk` run against the server of process `pid` at `port`; panics unless every answer
 /// was a 2xx.
-fn wrk(flags: &[String], pid: &str, port: u16, path: &str, json: bool, tick_us: f64) -> Round {
+fn wrk(
+    flags: &[String],
+    pid: &str,
+    port: u16,
+    path: &str,
+    accept: Option<&str>,
+    tick_us: f64,
+) -> Round {
     let mut cmd = Command::new("wrk");
     cmd.args(flags);
-    if json {
-        cmd.args(["-H", "Accept: application/json"]);
+    if let Some(accept) = accept {
+        cmd.args(["-H", &format!("Accept: {accept}")]);
     }
     let before = cpu_ticks(pid);
     let out = cmd
@@ -184,9 +199,17 @@ fn summary(values: &mut [f64]) -> String {
     }
 }
 
+/// The bodies compared: their name and `Accept` header.
+const SHAPES: [(&str, Option<&str>); 3] = [
+    ("text", None),
+    ("JSON", Some("application/json")),
+    ("binary", Some("application/octet-stream")),
+];
+
 /// `pairs` rounds of `snowmint` (process `pid`, at `port`) and the bare handler, taking
-/// turns to go first, text and JSON; prints each pair's rates, CPU times per request and
-/// ratios, then the median and range of the ratios.
+/// turns to go first, in text, JSON and binary; prints each pair's rates, CPU times per
+/// request and ratios, then the median and range of the ratios; and last the service's
+/// binary rate over its text rate, round by round.
 pub fn run(pairs: usize, pid: u32, port: u16, bare: &Bare, batch: u64) {
     let flags: Vec<String> = std::env::var("SERVE_LOAD_WRK")
         .unwrap_or_else(|_| "-t2 -c16 -d5s".to_owned())
@@ -196,13 +219,14 @@ pub fn run(pairs: usize, pid: u32, port: u16, bare: &Bare, batch: u64) {
     let tick_us = 1e6 / ticks_per_second();
     let pid = pid.to_string();
     let path = format!("/ids?n={batch}");
-    for json in [false, true] {
-        let shape = if json { "JSON" } else { "text" };
+    let mut text_rates = Vec::with_capacity(pairs);
+    let mut binary_over_text = Vec::with_capacity(pairs);
+    for (shape, accept) in SHAPES {
         let mut rates = Vec::with_capacity(pairs);
         let mut cpus = Vec::with_capacity(pairs);
         for round in 1..=pairs {
-            let ours = || wrk(&flags, &pid, port, &path, json, tick_us);
-            let theirs = || wrk(&flags, "self", bare.port, &path, json, tick_us);
+            let ours = || wrk(&flags, &pid, port, &path, accept, tick_us);
+            let theirs = || wrk(&flags, "self", bare.port, &path, accept, tick_us);
             let (ours, theirs) = if round % 2 == 1 {
                 let ours = ours();
                 (ours, theirs())
@@ -218,6 +242,11 @@ pub fn run(pairs: usize, pid: u32, port: u16, bare: &Bare, batch: u64) {
             );
             rates.push(rate);
             cpus.push(cpu);
+            match shape {
+                "text" => text_rates.push(ours.rate),
+                "binary" => binary_over_text.push(ours.rate / text_rates[round - 1]),
+                _ => {}
+            }
         }
         println!(
             "{path} {shape} (wrk {}), over {pairs} pairs: requests/s {} of the bare handler's, median (range); CPU per request {}",
@@ -226,4 +255,8 @@ pub fn run(pairs: usize, pid: u32, port: u16, bare: &Bare, batch: u64) {
             summary(&mut cpus)
         );
     }
+    println!(
+        "{path}: snowmint's binary rate over its text rate of the same round, over {pairs} rounds: {}",
+        summary(&mut binary_over_text)
+    );
 }

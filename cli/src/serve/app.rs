@@ -23,6 +23,8 @@ pub struct App {
     pub(crate) layout: Layout,
     pub(crate) max_batch: u64,
     pub(crate) layout_name: &'static str,
+    /// The layout's spec, every key spelled out, as the `X-Snowmint-Layout` header declares it.
+    pub(crate) layout_spec: axum::http::HeaderValue,
     pub(crate) shard_bits: u8,
     pub(crate) metrics: HttpMetrics,
     pub(crate) activity: activity::Activity,

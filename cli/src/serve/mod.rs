@@ -3,7 +3,7 @@
 //!
 //! One concept per module: [`run`] the service from its flags to its exit, [`app`] what
 //! every handler shares, [`args`] the flags, [`source`] minting from tasks, [`routes`] the
-//! endpoints, [`connections`] the connections and their limits, [`pool`] a fixed node's shards, lent to whichever worker runs, [`body`] the ID bodies, [`query`]
+//! endpoints, [`connections`] the connections and their limits, [`pool`] a fixed node's shards, lent to whichever worker runs, [`body`] the ID bodies as text, [`packed`] as binary, [`negotiate`] which one `Accept` asks for, [`query`]
 //! the query strings, [`problem`] error answers, [`readiness`] what the service waits for,
 //! [`held`] a claim on a held range, [`metrics`] the Prometheus side, [`activity`]
 //! the counts behind the status page ([`status`]), [`shutdown`] the stop signals, [`transitions`] the lease's state changes logged.
@@ -22,6 +22,8 @@ mod checks;
 mod connections;
 mod held;
 mod metrics;
+mod negotiate;
+mod packed;
 mod pool;
 mod problem;
 mod query;

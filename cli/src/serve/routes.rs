@@ -3,8 +3,8 @@
 //! | Route | Answer |
 //! |---|---|
 //! | `GET /id` | one decimal ID and a newline, `text/plain` |
-//! | `GET /ids?n=N` | `N` IDs (1 to `--max-batch`), one per line; with `Accept: application/json`, a JSON array of strings |
-//! | `GET /uuid7?n=N`, `GET /ulid?n=N` | `N` UUIDv7s or ULIDs in their canonical text, strictly increasing; the same query, limits, shapes, errors and readiness as `/ids` |
+//! | `GET /ids?n=N` | `N` IDs (1 to `--max-batch`), one per line; with `Accept: application/json`, a JSON array of strings; with `Accept: application/octet-stream`, packed big-endian `u64`s ([`packed`](super::packed)); the layout and node declared in `X-Snowmint-Layout` and `X-Snowmint-Node` |
+//! | `GET /uuid7?n=N`, `GET /ulid?n=N` | `N` UUIDv7s or ULIDs in their canonical text (or their 16 canonical bytes each, packed), strictly increasing; the same query, limits, shapes, errors and readiness as `/ids` |
 //! | `GET /decode/{id}` | the ID's time, node, sequence and layout as JSON; any encoding `decode` reads, UUIDv7 and ULID too, detected or named by `?from=` |
 //! | `GET /livez` | 200 while the process runs |
 //! | `GET /readyz` | 200 while minting; else 503 naming the state ([`readiness`](super::readiness)) |
@@ -18,6 +18,9 @@
 //! Every query string follows one grammar ([`query`]), on every endpoint: values are
 //! percent-decoded, a broken escape is a 400, and parameters an endpoint does not take are
 //! ignored.
+//!
+//! The body is chosen by `Accept` ([`negotiate`]): no header or `*/*` is text; a header
+//! nothing offered matches is a 406.
 //!
 //! Every answer carrying IDs is `Cache-Control: no-store`: a cache that replayed one would
 //! hand the same ID to two clients.
@@ -34,6 +37,8 @@ use axum::Router;
 use snowmint::Layout;
 
 use super::body::{Body, Shape};
+use super::negotiate::{self, Media};
+use super::packed::Packed;
 use super::problem::Problem;
 use super::query;
 use super::source::Health;
@@ -44,7 +49,6 @@ use crate::read::{self, AnyId};
 use crate::time::{self, Precision};
 use serde_json::{json, Map, Value};
 
-const TEXT: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
 const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");
 
@@ -136,58 +140,76 @@ async fn id(State(app): State<Arc<App>>, uri: Uri) -> Response {
             app.activity.reached(&app.layout, id.to_u64());
             let mut body = Body::with_capacity(Shape::Lines, 1);
             body.push(id.to_u64());
-            ids_response(TEXT, body.finish())
+            ids_response(Media::Text.content_type(), body.finish())
         }
         Err(refusal) => Problem::from(refusal).into_response(),
     }
 }
 
-/// Whether the client asked for JSON.
-fn wants_json(headers: &HeaderMap) -> bool {
-    headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .any(|v| {
-            v.split(',').any(|media| {
-                let media = media.split(';').next().unwrap_or("").trim();
-                media.eq_ignore_ascii_case("application/json")
-            })
-        })
-}
-
-/// The body's shape and content type, as the client asked.
-fn shape(headers: &HeaderMap) -> (Shape, HeaderValue) {
-    if wants_json(headers) {
-        (Shape::JsonArray, JSON)
-    } else {
-        (Shape::Lines, TEXT)
+/// The text bodies' shape for `media` (not [`Media::Binary`], which [`Packed`] writes).
+fn shape(media: Media) -> Shape {
+    match media {
+        Media::Json => Shape::JsonArray,
+        Media::Text | Media::Binary => Shape::Lines,
     }
 }
 
-/// `GET /ids?n=N`.
+/// The headers declaring what a body of 64-bit IDs holds, so that a client can check it
+/// before using one: the layout in the spec form `snowmint layouts` prints (every key
+/// spelled out) and the service's node, the `node` of `/readyz` and `/healthz`.
+pub const LAYOUT_HEADER: &str = "x-snowmint-layout";
+/// See [`LAYOUT_HEADER`].
+pub const NODE_HEADER: &str = "x-snowmint-node";
+
+/// The value of [`LAYOUT_HEADER`] for `layout`: its spec (ASCII: numbers, units, an RFC 3339
+/// time).
+pub fn layout_spec(layout: &Layout) -> HeaderValue {
+    HeaderValue::try_from(crate::layout_arg::spec(layout))
+        .unwrap_or(HeaderValue::from_static("unknown"))
+}
+
+/// `GET /ids?n=N`: lines, a JSON array or packed big-endian `u64`s, as `Accept` asks
+/// ([`negotiate`]), declaring the layout and node ([`LAYOUT_HEADER`]).
 async fn ids(State(app): State<Arc<App>>, uri: Uri, headers: HeaderMap) -> Response {
     let n = match query::count(uri.path(), uri.query(), app.max_batch) {
         Ok(n) => n,
         Err(problem) => return problem.into_response(),
     };
-    let (shape, content_type) = shape(&headers);
+    let media = match negotiate::choose(uri.path(), &headers) {
+        Ok(media) => media,
+        Err(problem) => return problem.into_response(),
+    };
     let minter = match minter(&app) {
         Ok(minter) => minter,
         Err(refused) => return refused.into_response(),
     };
-    let mut body = Body::with_capacity(shape, n);
     let layout = app.layout;
-    let filled = minter.fill(n, |batch| {
-        if let Some(last) = body.push_batch(batch) {
-            app.activity.reached(&layout, last);
-        }
-    });
-    match filled.await {
-        Ok(()) => {
+    let filled = if media == Media::Binary {
+        let mut body = Packed::with_capacity(n, 8);
+        let filled = minter.fill(n, |batch| {
+            if let Some(last) = body.push_batch(batch) {
+                app.activity.reached(&layout, last);
+            }
+        });
+        filled.await.map(|()| body.finish())
+    } else {
+        let mut body = Body::with_capacity(shape(media), n);
+        let filled = minter.fill(n, |batch| {
+            if let Some(last) = body.push_batch(batch) {
+                app.activity.reached(&layout, last);
+            }
+        });
+        filled.await.map(|()| body.finish())
+    };
+    match filled {
+        Ok(body) => {
             app.metrics.ids.increment(n);
             app.activity.served(n);
-            ids_response(content_type, body.finish())
+            let mut response = ids_response(media.content_type(), body);
+            let declared = response.headers_mut();
+            declared.insert(LAYOUT_HEADER, app.layout_spec.clone());
+            declared.insert(NODE_HEADER, HeaderValue::from(minter.node()));
+            response
         }
         // The IDs reserved so far are dropped: never handed out, never reused.
         Err(refusal) => Problem::from(refusal).into_response(),
@@ -213,16 +235,25 @@ async fn ids128(app: &App, kind: Kind, uri: &Uri, headers: &HeaderMap) -> Respon
         Ok(n) => n,
         Err(problem) => return problem.into_response(),
     };
-    let (shape, content_type) = shape(headers);
+    let media = match negotiate::choose(uri.path(), headers) {
+        Ok(media) => media,
+        Err(problem) => return problem.into_response(),
+    };
     if let Some(refused) = app.not_ready() {
         return refused.into_response();
     }
     let gen = app.id128.of(kind);
-    let mut body = Body::for_texts(shape, n, id128::MAX_TEXT);
+    let mut body = match media {
+        Media::Binary => Id128Body::Packed(Packed::with_capacity(n, 16)),
+        _ => Id128Body::Text(Body::for_texts(shape(media), n, id128::MAX_TEXT)),
+    };
     let mut left = n;
     while left > 0 {
         let chunk = usize::try_from(left).map_or(id128::CHUNK, |left| left.min(id128::CHUNK));
-        gen.mint(chunk, |text| body.push_text(text));
+        match &mut body {
+            Id128Body::Text(body) => gen.mint(chunk, |text| body.push_text(text)),
+            Id128Body::Packed(body) => gen.mint_bytes(chunk, |bytes| body.push_bytes(bytes)),
+        }
         match kind {
             Kind::Uuid7 => app.metrics.uuid7s.increment(chunk as u64),
             Kind::Ulid => app.metrics.ulids.increment(chunk as u64),
@@ -232,7 +263,17 @@ async fn ids128(app: &App, kind: Kind, uri: &Uri, headers: &HeaderMap) -> Respon
             tokio::task::yield_now().await;
         }
     }
-    ids_response(content_type, body.finish())
+    let body = match body {
+        Id128Body::Text(body) => body.finish(),
+        Id128Body::Packed(body) => body.finish(),
+    };
+    ids_response(media.content_type(), body)
+}
+
+/// A body of 128-bit IDs: canonical texts, or their packed canonical bytes.
+enum Id128Body {
+    Text(Body),
+    Packed(Packed),
 }
 
 /// `GET /decode/{id}`: an ID in any encoding `snowmint decode` reads (UUIDv7 and ULID
@@ -468,22 +509,6 @@ async fn method_not_allowed(method: Method, uri: Uri) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn json_is_chosen_by_the_accept_header() {
-        let mut h = HeaderMap::new();
-        assert!(!wants_json(&h));
-        h.insert(
-            header::ACCEPT,
-            HeaderValue::from_static("text/plain, Application/JSON;q=0.9"),
-        );
-        assert!(wants_json(&h));
-        h.insert(
-            header::ACCEPT,
-            HeaderValue::from_static("application/jsonx"),
-        );
-        assert!(!wants_json(&h));
-    }
 
     #[test]
     fn decoded_fields_are_numbers_only_where_javascript_is_exact() {

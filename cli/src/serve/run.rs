@@ -131,6 +131,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         layout,
         max_batch: args.max_batch,
         layout_name: args.layout.name,
+        layout_spec: super::routes::layout_spec(&layout),
         shard_bits,
         metrics,
         activity: activity::Activity::new(),

@@ -7,93 +7,22 @@
 //! with rcgen.
 
 mod serve_support;
+mod tls_support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rcgen::{
-    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
-    KeyUsagePurpose, SanType,
-};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use serve_support::{metric, poll, Server, START_LIMIT};
+use tls_support::{Ca, Leaf};
 
 /// How long one exchange may take: generous, it bounds a failure only.
 const IO_LIMIT: Duration = Duration::from_secs(30);
-
-/// A CA that issues certificates, as PEM files in a directory removed on drop.
-struct Ca {
-    dir: PathBuf,
-    issuer: Issuer<'static, KeyPair>,
-    /// The CA's own certificate file.
-    pem: PathBuf,
-}
-
-/// A certificate and its key, as files, and the certificate's DER (to recognise it).
-struct Leaf {
-    cert: PathBuf,
-    key: PathBuf,
-    der: Vec<u8>,
-}
-
-impl Ca {
-    fn new(test: &str, name: &str) -> Ca {
-        let dir = std::env::temp_dir().join(format!(
-            "snowmint-https-{test}-{name}-{}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).expect("certificate directory");
-        let mut params = CertificateParams::default();
-        params.distinguished_name.push(DnType::CommonName, name);
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-        let key = KeyPair::generate().expect("CA key");
-        let cert = params.self_signed(&key).expect("CA");
-        let pem = dir.join("ca.pem");
-        std::fs::write(&pem, cert.pem()).expect("write the CA");
-        Ca {
-            dir,
-            issuer: Issuer::new(params, key),
-            pem,
-        }
-    }
-
-    /// A server certificate for 127.0.0.1 named `name` (or a client certificate), written as
-    /// `name.pem` and `name-key.pem`.
-    fn leaf(&self, name: &str, server: bool) -> Leaf {
-        let mut params = CertificateParams::default();
-        params.distinguished_name.push(DnType::CommonName, name);
-        if server {
-            params
-                .subject_alt_names
-                .push(SanType::IpAddress("127.0.0.1".parse().unwrap()));
-            params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-        } else {
-            params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
-        }
-        let key = KeyPair::generate().expect("key");
-        let cert = params.signed_by(&key, &self.issuer).expect("sign");
-        let leaf = Leaf {
-            cert: self.dir.join(format!("{name}.pem")),
-            key: self.dir.join(format!("{name}-key.pem")),
-            der: cert.der().to_vec(),
-        };
-        std::fs::write(&leaf.cert, cert.pem()).expect("write a certificate");
-        std::fs::write(&leaf.key, key.serialize_pem()).expect("write a key");
-        leaf
-    }
-}
-
-impl Drop for Ca {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
 
 fn s(p: &Path) -> &str {
     p.to_str().expect("a UTF-8 path")

@@ -2,9 +2,9 @@
 //!
 //! Connections come in through one function, [`accepted`]: it takes a connection from the
 //! listening socket once fewer than `--grpc-max-connections` are open, and hands it to tonic
-//! as an [`Accepted`], which gives the slot back when the connection closes. A TLS wrapper
-//! slots in there: it turns the accepted `TcpStream` into its TLS stream before the
-//! [`Accepted`] is made (any `AsyncRead + AsyncWrite` fits).
+//! as an [`Accepted`], which gives the slot back when the connection closes. With TLS
+//! (`--tls-cert`), each accepted socket's handshake runs on a task of its own, holding its slot
+//! for at most `--tls-handshake-timeout`, and the connection is handed over once it completes.
 
 use std::future::Future;
 use std::io::{self, Write};
@@ -15,7 +15,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::server::{Connected, TcpConnectInfo};
@@ -27,6 +27,7 @@ use super::metrics::GrpcMetrics;
 use super::proto::id_service_server::IdServiceServer;
 use super::service::Service;
 use crate::serve::App;
+use crate::tls::Tls;
 
 /// The encoded `FileDescriptorSet` of proto/snowmint/v1/snowmint.proto, for reflection.
 const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!("snowmint_v1.fds");
@@ -68,6 +69,7 @@ impl Listener {
         self,
         app: Arc<App>,
         limits: Limits,
+        tls: Option<Arc<Tls>>,
         stop: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), tonic::transport::Error> {
         let (stopping_tx, stopping) = watch::channel(false);
@@ -97,7 +99,7 @@ impl Listener {
             .add_service(reflection)
             .add_service(ids)
             .serve_with_incoming_shutdown(
-                accepted(self.listener, limits.max_connections),
+                accepted(self.listener, limits.max_connections, tls),
                 async move {
                     stop.await;
                     let _ = stopping_tx.send(true);
@@ -115,9 +117,15 @@ fn say(line: std::fmt::Arguments<'_>) {
 }
 
 /// The connections `listener` accepts, at most `max` open at once: past it, the next is
-/// accepted only when one closes (meanwhile new ones wait in the kernel's accept queue).
+/// accepted only when one closes (meanwhile new ones wait in the kernel's accept queue). With
+/// `tls`, each is handed over once its handshake completes (on a task of its own, so that a
+/// slow handshake delays no other); one that fails or times out is dropped (and counted).
 /// Ends when tonic drops the stream (at shutdown), which closes the listening socket.
-fn accepted(listener: TcpListener, max: usize) -> ReceiverStream<io::Result<Accepted<TcpStream>>> {
+fn accepted(
+    listener: TcpListener,
+    max: usize,
+    tls: Option<Arc<Tls>>,
+) -> ReceiverStream<io::Result<Accepted<Box<dyn Io>>>> {
     let (tx, rx) = mpsc::channel(1);
     let slots = Arc::new(Semaphore::new(max));
     tokio::spawn(async move {
@@ -135,17 +143,35 @@ fn accepted(listener: TcpListener, max: usize) -> ReceiverStream<io::Result<Acce
                 Ok((stream, remote)) => {
                     // Small answers (one ID) go out at once.
                     let _ = stream.set_nodelay(true);
-                    let local = stream.local_addr().ok();
-                    let connection = Accepted {
-                        io: stream,
-                        info: TcpConnectInfo {
-                            local_addr: local,
-                            remote_addr: Some(remote),
-                        },
-                        _slot: slot,
+                    let info = TcpConnectInfo {
+                        local_addr: stream.local_addr().ok(),
+                        remote_addr: Some(remote),
                     };
-                    if tx.send(Ok(connection)).await.is_err() {
-                        return;
+                    match &tls {
+                        None => {
+                            let connection = Accepted {
+                                io: Box::new(stream) as Box<dyn Io>,
+                                info,
+                                _slot: slot,
+                            };
+                            if tx.send(Ok(connection)).await.is_err() {
+                                return;
+                            }
+                        }
+                        Some(tls) => {
+                            let (tls, tx) = (Arc::clone(tls), tx.clone());
+                            tokio::spawn(async move {
+                                // A failed handshake is counted by `accept`; its slot is freed here.
+                                if let Ok(stream) = crate::tls::accept(&tls, stream).await {
+                                    let connection = Accepted {
+                                        io: Box::new(stream) as Box<dyn Io>,
+                                        info,
+                                        _slot: slot,
+                                    };
+                                    let _ = tx.send(Ok(connection)).await;
+                                }
+                            });
+                        }
                     }
                 }
                 Err(e) => {
@@ -157,6 +183,11 @@ fn accepted(listener: TcpListener, max: usize) -> ReceiverStream<io::Result<Acce
     });
     ReceiverStream::new(rx)
 }
+
+/// A connection's byte stream, plain TCP or TLS over it.
+pub trait Io: AsyncRead + AsyncWrite + Send + Unpin + 'static {}
+
+impl<T: AsyncRead + AsyncWrite + Send + Unpin + 'static> Io for T {}
 
 /// An accepted connection holding its slot of `--grpc-max-connections` until it closes.
 pub struct Accepted<IO> {

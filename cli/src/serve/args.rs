@@ -37,9 +37,9 @@ pub const MAX_BATCH_LIMIT: u64 = 1_000_000;
 /// was paused or cut off from Redis past its TTL) stops the service the same way, with exit
 /// status 1, for its supervisor to start it anew.
 ///
-/// Plaintext HTTP by default; with --tls-cert and --tls-key it speaks HTTPS only (and with
-/// --tls-client-ca requires client certificates from that CA), the files reloaded on SIGHUP
-/// and when they change.
+/// Plaintext HTTP by default; with --tls-cert and --tls-key it speaks HTTPS only, and the
+/// gRPC listener TLS (with --tls-client-ca both require client certificates from that CA),
+/// the files reloaded on SIGHUP and when they change.
 #[derive(Debug, clap::Args)]
 #[command(mut_arg("node", |a| a.help(
     "The node number: the node bits above the shard bits (0 to 127 for twitter with 3 shard \
@@ -122,7 +122,8 @@ pub struct Args {
 #[derive(Debug, Clone, clap::Args)]
 pub struct GrpcArgs {
     /// Also serve gRPC (snowmint.v1.IdService, grpc.health.v1, reflection) on this address
-    /// and port, HTTP/2 in plaintext; off unless given. A port of its own: the HTTP/1.1
+    /// and port, HTTP/2 (TLS with --tls-cert and --tls-key, as HTTPS); off unless given. A
+    /// port of its own: the HTTP/1.1
     /// listener keeps its limits and timeouts, and HTTP/2's long-lived connections and
     /// streams get theirs (port 0: a free port, printed at start)
     #[arg(long, value_name = "ADDR", value_parser = value::text(listen_addr))]

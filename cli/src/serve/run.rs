@@ -63,6 +63,14 @@ pub fn run(args: Args) -> Result<(), CliError> {
         )),
         None => None,
     };
+    // The gRPC listener's own (ALPN h2), from the same files.
+    let grpc_tls = match (args.tls.files(), args.grpc.grpc_listen) {
+        (Some(files), Some(_)) => Some(Arc::new(
+            Tls::load(files, Alpn::H2, "grpc", args.tls.tls_handshake_timeout)
+                .map_err(CliError::input)?,
+        )),
+        _ => None,
+    };
     let builder = ShardedGenerator::builder(layout)
         .shard_bits(shard_bits)
         .lead_ticks(args.lead_ticks)
@@ -142,7 +150,13 @@ pub fn run(args: Args) -> Result<(), CliError> {
             Some(_) => "HTTPS (TLS)",
         },
     });
-    let served = runtime.block_on(serve(Arc::clone(&app), &args, workers, claim, tls));
+    let served = runtime.block_on(serve(
+        Arc::clone(&app),
+        &args,
+        workers,
+        claim,
+        [tls, grpc_tls],
+    ));
     // Tasks still running after the grace period are dropped with the runtime; then ours is
     // the last reference and dropping it releases the lease, writing its mark.
     runtime.shutdown_timeout(RUNTIME_STOP);
@@ -176,18 +190,19 @@ async fn serve(
     args: &Args,
     workers: usize,
     claim: Option<Claim>,
-    tls: Option<Arc<Tls>>,
+    [tls, grpc_tls]: [Option<Arc<Tls>>; 2],
 ) -> Result<(), CliError> {
     let signals = Signals::register()
         .map_err(|e| CliError::system(format_args!("registering SIGTERM/SIGINT handlers: {e}")))?;
     // Before listening: from then on SIGHUP reloads the TLS files instead of ending the process.
-    let reloads =
-        match &tls {
-            Some(tls) => Some(tls.watch(say).map_err(|e| {
+    let mut reloads = Vec::new();
+    for tls in tls.iter().chain(&grpc_tls) {
+        reloads.push(
+            tls.watch(say).map_err(|e| {
                 CliError::system(format_args!("registering the SIGHUP handler: {e}"))
-            })?),
-            None => None,
-        };
+            })?,
+        );
+    }
     let scheme = if tls.is_some() { "https" } else { "http" };
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
@@ -236,8 +251,9 @@ async fn serve(
     let grpc_limits = crate::grpc::Limits::of(&args.grpc, app.max_batch);
     if let Some(grpc) = &grpc {
         say(format_args!(
-            "gRPC (snowmint.v1.IdService, grpc.health.v1, reflection) listening on grpc://{} \
+            "gRPC (snowmint.v1.IdService, grpc.health.v1, reflection) listening on {}://{} \
              (--grpc-max-connections {}, --grpc-max-streams {}, --grpc-max-chunk {}, --grpc-timeout {})",
+            if grpc_tls.is_some() { "grpcs" } else { "grpc" },
             grpc.local_addr(),
             grpc_limits.max_connections,
             grpc_limits.max_streams,
@@ -274,7 +290,7 @@ async fn serve(
             let stop = async move {
                 let _ = stopped.wait_for(Option::is_some).await;
             };
-            if let Err(e) = grpc.serve(app, grpc_limits, stop).await {
+            if let Err(e) = grpc.serve(app, grpc_limits, grpc_tls, stop).await {
                 say(format_args!("the gRPC server failed: {e}"));
             }
         }
@@ -335,7 +351,7 @@ async fn serve(
     upkeep.abort();
     sampler.abort();
     transitions.abort();
-    if let Some(reloads) = reloads {
+    for reloads in reloads {
         reloads.abort();
     }
     let stopped_by = *stop.borrow();

@@ -15,7 +15,6 @@ pub enum Alpn {
     /// `http/1.1`: the HTTP listener.
     Http1,
     /// `h2`: a gRPC listener (HTTP/2).
-    #[allow(dead_code)] // Until the gRPC listener (issue 43) is merged beside this one.
     H2,
 }
 

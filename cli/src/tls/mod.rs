@@ -5,21 +5,18 @@
 //! Shared by every listener of `snowmint serve`: each makes its own [`Tls`] with the ALPN
 //! protocol it speaks ([`Alpn::Http1`] for HTTP/1.1, [`Alpn::H2`] for gRPC) from the same
 //! [`TlsArgs`], runs [`Tls::watch`], and turns each accepted socket into a TLS stream with
-//! [`accept`] (inside its own connection handling, as the HTTP listener does), or takes the
-//! completed connections of a listener from [`incoming`] (as tonic's `serve_with_incoming`
-//! wants them).
+//! [`accept`] inside its own connection handling (the HTTP listener on the connection's
+//! task, the gRPC listener on a task per handshake).
 //!
 //! One concept per module: [`args`] the flags, [`error`] what can be wrong with them,
 //! [`files`] reading the PEM files, [`config`] the rustls server configuration, [`reload`]
-//! the current configuration and its reloads, [`acceptor`] one handshake, [`incoming`] a
-//! listener's handshakes, concurrent and bounded.
+//! the current configuration and its reloads, [`acceptor`] one handshake.
 
 mod acceptor;
 mod args;
 mod config;
 mod error;
 mod files;
-mod incoming;
 mod reload;
 #[cfg(test)]
 mod test_certs;
@@ -27,6 +24,4 @@ mod test_certs;
 pub use self::acceptor::accept;
 pub use self::args::TlsArgs;
 pub use self::config::Alpn;
-#[allow(unused_imports)] // For the gRPC listener (issue 43), merged beside this one.
-pub use self::incoming::incoming;
 pub use self::reload::Tls;

@@ -11,8 +11,6 @@ use super::files::TlsFiles;
 
 pub struct TestCerts {
     pub dir: PathBuf,
-    /// The CA's certificate (DER), for a client's roots.
-    pub ca_der: Vec<u8>,
     /// The CA's certificate file.
     pub ca: PathBuf,
     /// The server's certificate and key.
@@ -45,7 +43,6 @@ impl TestCerts {
             path
         };
         TestCerts {
-            ca_der: ca_cert.der().to_vec(),
             ca: write("ca.pem", ca_cert.pem()),
             files: TlsFiles {
                 cert: write("server.pem", cert.pem()),

@@ -16,11 +16,12 @@ pub mod proto;
 
 pub use proto::id_service_client::IdServiceClient;
 
-/// The port of the `listening on grpc://127.0.0.1:PORT` line.
+/// The port of the `listening on grpc://127.0.0.1:PORT` line (`grpcs://` with TLS).
 pub fn grpc_port(server: &Server) -> u16 {
     poll(START_LIMIT, "the gRPC start line", || {
         let log = server.stderr();
-        let rest = log.split("listening on grpc://").nth(1)?;
+        let rest = log.split("listening on grpc").nth(1)?;
+        let rest = rest.strip_prefix("s://").or(rest.strip_prefix("://"))?;
         let addr = rest.split_whitespace().next()?;
         addr.rsplit(':').next()?.parse().ok()
     })

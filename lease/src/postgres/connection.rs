@@ -2,9 +2,10 @@
 //! current-thread tokio runtime of its own, every call bounded by the lease's I/O timeout;
 //! it creates the lease's tables on first use when the role may.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::runtime::Runtime;
+use tokio::task::JoinHandle;
 use tokio_postgres::{Client, Config, NoTls};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
@@ -12,11 +13,28 @@ use super::error::{failed, pg_error};
 use super::schema;
 use crate::{LeaseError, StoreErrorKind};
 
-/// What failed in a call: the connection, the first-use schema, or the call itself.
+/// What failed in a call: the session's start, the first-use schema, or the call itself.
 enum Step {
-    Schema,
-    Call,
+    Schema(tokio_postgres::Error),
+    Call(tokio_postgres::Error),
+    /// The task starting the session ended without one (it panicked or was cancelled).
+    Start(String),
+    /// The session started with less than a quarter of the call's timeout left: kept for the
+    /// next call rather than begun with too little time to finish (and then thrown away).
+    Late,
 }
+
+/// A session start in progress: the task making it, and when it began.
+type Starting = (
+    Instant,
+    JoinHandle<Result<(Client, JoinHandle<()>), tokio_postgres::Error>>,
+);
+
+/// How many I/O timeouts a session start may take across calls before a fresh one replaces
+/// it: on a loaded server a start (TCP, TLS, authentication, the session's settings) can take
+/// longer than one call's timeout, and a start thrown away with every timed-out call would
+/// never finish; a start much older than that is likely stuck behind a lost SYN's back-off.
+const START_PATIENCE: u32 = 5;
 
 /// A session with the read-write server, reconnecting after any error or timeout (so that
 /// no late answer to one call is read as the next one's).
@@ -27,7 +45,9 @@ pub(super) struct Conn {
     runtime: Runtime,
     client: Option<Client>,
     /// The task that drives `client`'s connection.
-    task: Option<tokio::task::JoinHandle<()>>,
+    task: Option<JoinHandle<()>>,
+    /// A session start that a call's timeout cut short, carried on by the next calls.
+    starting: Option<Starting>,
     /// Whether the tables were seen (or made) in this process's first session.
     schema_checked: bool,
     /// The hosts and ports, for messages.
@@ -61,13 +81,15 @@ impl Conn {
             runtime,
             client: None,
             task: None,
+            starting: None,
             schema_checked: false,
             servers,
         })
     }
 
-    /// Runs `f` on the session while `action`, connecting first if needed (and creating the
-    /// tables at the first session if they are missing), all within the I/O timeout.
+    /// Runs `f` on the session while `action`, starting one first if needed (and creating the
+    /// tables at the first session if they are missing), all within the I/O timeout. A start
+    /// cut short by the timeout goes on in the next calls (up to [`START_PATIENCE`] timeouts).
     pub(super) fn run<T>(
         &mut self,
         action: &'static str,
@@ -80,30 +102,52 @@ impl Conn {
             runtime,
             client,
             task,
+            starting,
             schema_checked,
             servers,
         } = self;
         let limit = *timeout;
+        let began = Instant::now();
         // The timer is made inside the runtime, which it needs.
         let call = async {
             if client.is_none() {
-                let (c, t) = connect(config, tls.as_ref(), limit)
-                    .await
-                    .map_err(|e| (Step::Call, e))?;
+                if starting
+                    .as_ref()
+                    .is_some_and(|(since, _)| since.elapsed() > limit * START_PATIENCE)
+                {
+                    if let Some((_, stale)) = starting.take() {
+                        stale.abort();
+                    }
+                }
+                let (_, start) = starting.get_or_insert_with(|| {
+                    let (config, tls) = (config.clone(), tls.clone());
+                    let start =
+                        tokio::spawn(async move { connect(&config, tls.as_ref(), limit).await });
+                    (Instant::now(), start)
+                });
+                let started = start.await;
+                *starting = None;
+                let (c, t) = match started {
+                    Ok(started) => started.map_err(Step::Call)?,
+                    Err(e) => return Err(Step::Start(e.to_string())),
+                };
                 *client = Some(c);
                 *task = Some(t);
+                if began.elapsed() > limit * 3 / 4 {
+                    return Err(Step::Late);
+                }
             }
             let Some(c) = client.as_mut() else {
                 unreachable!("connected just above")
             };
             if !*schema_checked {
-                ensure_schema(c).await.map_err(|e| (Step::Schema, e))?;
+                ensure_schema(c).await.map_err(Step::Schema)?;
                 *schema_checked = true;
             }
-            f(c).await.map_err(|e| (Step::Call, e))
+            f(c).await.map_err(Step::Call)
         };
         let outcome = runtime.block_on(async { tokio::time::timeout(limit, call).await });
-        if !matches!(outcome, Ok(Ok(_))) {
+        if !matches!(outcome, Ok(Ok(_)) | Ok(Err(Step::Late))) && client.is_some() {
             // Close the socket now, not at the next call: the server then rolls back a
             // transaction left open (and frees the namespace's row it may have locked).
             *client = None;
@@ -114,15 +158,30 @@ impl Conn {
         }
         match outcome {
             Ok(Ok(value)) => Ok(value),
-            Ok(Err((step, e))) => {
-                let action = match step {
-                    Step::Schema => {
-                        "create the lease's tables (or have a DBA run the script of `snowmint lease schema --postgres`)"
-                    }
-                    Step::Call => action,
-                };
-                Err(pg_error(action, servers, &e))
-            }
+            Ok(Err(Step::Schema(e))) => Err(pg_error(
+                "create the lease's tables (or have a DBA run the script of `snowmint lease schema --postgres`)",
+                servers,
+                &e,
+            )),
+            Ok(Err(Step::Call(e))) => Err(pg_error(action, servers, &e)),
+            Ok(Err(Step::Start(why))) => Err(failed(
+                StoreErrorKind::Unexpected,
+                action,
+                servers,
+                None,
+                format!("the task starting a session ended without one: {why}"),
+            )),
+            Ok(Err(Step::Late)) => Err(failed(
+                StoreErrorKind::Unreachable,
+                action,
+                servers,
+                None,
+                format!(
+                    "the session started {:?} into the I/O timeout ({limit:?}), too late to \
+                     begin the call; the next call uses it",
+                    began.elapsed()
+                ),
+            )),
             Err(_) => Err(failed(
                 StoreErrorKind::Unreachable,
                 action,
@@ -141,7 +200,7 @@ async fn connect(
     config: &Config,
     tls: Option<&MakeRustlsConnect>,
     timeout: Duration,
-) -> Result<(Client, tokio::task::JoinHandle<()>), tokio_postgres::Error> {
+) -> Result<(Client, JoinHandle<()>), tokio_postgres::Error> {
     let (client, task) = match tls {
         Some(tls) => {
             let (client, connection) = config.connect(tls.clone()).await?;

@@ -311,13 +311,14 @@ fn etcd_partition_of_one_minter_past_the_ttl() {
     partition(Backend::Etcd);
 }
 
-/// Ignored until the PostgreSQL store keeps a session start across calls: beside a CPU hog on a
-/// shared machine it failed 3 of about 20 runs, always on liveness (a holder that had to open a
-/// new session, or whose calls all timed out past its hold, never minted again within the
-/// bound), never on a duplicate or an overlap. Run it with `-- --ignored postgres_partition`.
+/// Ignored until more runs beside a CPU hog back it: before the PostgreSQL store carried a
+/// session start across calls it failed 3 of about 20 runs there, always on liveness (a holder
+/// that had to open a new session, or whose calls all timed out past its hold, never minted
+/// again within the bound), never on a duplicate or an overlap; since, 2 of 2 passed. Run it
+/// with `-- --ignored postgres_partition`.
 #[cfg(feature = "postgres")]
 #[test]
-#[ignore = "liveness beside a CPU hog: a PostgreSQL holder on a loaded server may not get a session back (see the lease guide)"]
+#[ignore = "liveness beside a CPU hog: needs more runs since the session-start fix (see the lease guide)"]
 fn postgres_partition_of_one_minter_past_the_ttl() {
     partition(Backend::Postgres);
 }

@@ -1,7 +1,5 @@
 //! [`Service`]: one `snowmint serve` URL, parsed, and its keep-alive connection.
 
-use crate::settings::SettingsError;
-
 /// A service's address: `http://HOST:PORT`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Service {
@@ -12,25 +10,22 @@ pub struct Service {
 }
 
 impl Service {
-    /// Reads `http://HOST:PORT` (a trailing `/` allowed).
-    pub fn parse(url: &str) -> Result<Service, SettingsError> {
-        let bad = |why| SettingsError::Url {
-            url: url.to_owned(),
-            why,
-        };
+    /// Reads `http://HOST:PORT` (a trailing `/` allowed); or says what is wrong with `url`
+    /// (the `why` of [`SettingsError::Url`](crate::SettingsError::Url)).
+    pub fn parse(url: &str) -> Result<Service, &'static str> {
         let rest = if let Some(rest) = url.strip_prefix("http://") {
             rest
         } else if url.starts_with("https://") {
-            return Err(bad("is https: this client speaks plaintext HTTP/1.1 only"));
+            return Err("is https: this client speaks plaintext HTTP/1.1 only");
         } else {
-            return Err(bad("does not start with http://"));
+            return Err("does not start with http://");
         };
         let authority = rest.strip_suffix('/').unwrap_or(rest);
         if authority.is_empty() {
-            return Err(bad("has no host"));
+            return Err("has no host");
         }
         if authority.contains(['/', '?', '#', '@', ' ']) {
-            return Err(bad("has a path, query, user or space"));
+            return Err("has a path, query, user or space");
         }
         let port = authority
             .rsplit_once(':')
@@ -38,8 +33,8 @@ impl Service {
             .filter(|port| !port.contains(']'));
         match port.map(str::parse::<u16>) {
             Some(Ok(p)) if p > 0 => {}
-            Some(_) => return Err(bad("has a port that is not 1 to 65535")),
-            None => return Err(bad("has no port")),
+            Some(_) => return Err("has a port that is not 1 to 65535"),
+            None => return Err("has no port"),
         }
         Ok(Service {
             url: format!("http://{authority}"),

@@ -65,7 +65,13 @@ impl Settings {
     {
         let services = urls
             .into_iter()
-            .map(|url| Service::parse(url.as_ref()))
+            .map(|url| {
+                let url = url.as_ref();
+                Service::parse(url).map_err(|why| SettingsError::Url {
+                    url: url.to_owned(),
+                    why,
+                })
+            })
             .collect::<Result<Vec<_>, _>>()?;
         if services.is_empty() {
             return Err(SettingsError::NoService);

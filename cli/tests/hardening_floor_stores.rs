@@ -21,16 +21,21 @@ use serve_support::Server;
 
 const DAY_MS: u64 = 86_400_000;
 
+/// Debian's libfaketime (package `faketime`), preloaded into the one process whose wall clock
+/// it moves. Preloaded directly rather than through the `faketime` wrapper, whose shared
+/// memory and semaphore are named by its pid and, left behind by a killed wrapper, make a
+/// later wrapper with the same pid fail (`sem_open: File exists`).
+const LIBFAKETIME: &str = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+
 /// `snowmint ARGS`, its clock `offset` off (libfaketime: `+3d`), or true if `None`.
 fn snowmint(offset: Option<&str>, args: &[&str]) -> Output {
-    let mut command = match offset {
-        Some(offset) => {
-            let mut c = Command::new("faketime");
-            c.args(["-f", offset, env!("CARGO_BIN_EXE_snowmint")]);
-            c
-        }
-        None => Command::new(env!("CARGO_BIN_EXE_snowmint")),
-    };
+    let mut command = Command::new(env!("CARGO_BIN_EXE_snowmint"));
+    if let Some(offset) = offset {
+        command
+            .env("LD_PRELOAD", LIBFAKETIME)
+            .env("FAKETIME", offset)
+            .env("FAKETIME_DONT_FAKE_MONOTONIC", "1");
+    }
     command.args(args).output().expect("run snowmint")
 }
 

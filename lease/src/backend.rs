@@ -18,7 +18,7 @@ use crate::error::LeaseError;
 ///
 /// ```
 /// use std::time::Duration;
-/// use snowmint_lease::{Admin, Backend, Claim, FloorRaised, LeaseBuilder, LeaseError, NamespaceState, Store};
+/// use snowmint_lease::{Admin, Backend, Claim, FloorRaised, FloorReset, LeaseBuilder, LeaseError, NamespaceState, Store};
 ///
 /// #[derive(Debug, Clone)]
 /// struct Nowhere;
@@ -33,6 +33,7 @@ use crate::error::LeaseError;
 /// impl Admin for Session {
 ///     fn list(&mut self) -> Result<NamespaceState, LeaseError> { Ok(NamespaceState::default()) }
 ///     fn raise_floor(&mut self, _: u64) -> Result<FloorRaised, LeaseError> { Ok(FloorRaised::default()) }
+///     fn reset_floor(&mut self, _: u64, _: u64, _: &str) -> Result<FloorReset, LeaseError> { Ok(FloorReset::default()) }
 /// }
 /// impl Backend for Nowhere {
 ///     type Store = Session;

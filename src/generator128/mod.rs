@@ -11,6 +11,7 @@
 //! | `uuid7_generator.rs` | [`Uuid7Generator`]: the fraction in `rand_a` (RFC 9562 method 3), the counter atop `rand_b` |
 //! | `ulid_generator.rs` | [`UlidGenerator`]: the fraction and counter above 61 random bits |
 //! | `block.rs` | `Block`: 128 states a shard took by one CAS, spent without an atomic |
+//! | `uuid7_run.rs` | `Uuid7Run`: a UUID shard's state and its run of random steps (RFC 9562 method 2) |
 //! | `shards.rs` | [`Uuid7Shard`], [`UlidShard`]: one thread's source from blocks |
 
 mod block;
@@ -20,6 +21,7 @@ mod state;
 mod timeline;
 mod ulid_generator;
 mod uuid7_generator;
+mod uuid7_run;
 
 pub use self::shards::{UlidShard, Uuid7Shard};
 pub use self::ulid_generator::UlidGenerator;

@@ -4,17 +4,27 @@
 use std::cell::Cell;
 use std::sync::OnceLock;
 
-use super::block::{Block, LocalBlock};
+use super::block::Block;
 use super::random::reseed_if_forked;
 use super::timeline::COUNTER_BITS;
+use super::uuid7_run::{LocalUuids, Uuid7Run};
 use super::{UlidGenerator, Uuid7Generator};
 use crate::clock::{Clock, TscClock};
 use crate::id128::{Ulid, Uuid7};
 
 /// One thread's UUIDv7 source: IDs from blocks of 128 consecutive states of its
-/// [`Uuid7Generator`], taken by one CAS each, so that an ID costs the clock's cheap reading,
-/// a compare and the random bits, and the shared word is touched once per 128 IDs (or when
-/// the cheap reading passes the block's tick).
+/// [`Uuid7Generator`], taken by one CAS each. A state's first UUID has 55 fresh random bits
+/// from the thread's RNG; the UUIDs the shard mints after it in the same state are each the
+/// last plus a random step of 1 to 2^16 (RFC 9562 §6.2 method 2, "monotonic random", with a
+/// random increment: 16 fresh random bits per UUID), until the clock's cheap reading passes
+/// the state's tick (or the step would leave the state's range). So an ID costs the cheap
+/// reading, two compares and an add, the shard touches the shared word about once per tick
+/// of the cheap reading, and its rate is not bounded by the generator's 128 states per tick.
+///
+/// **What the random steps give up.** Seen one UUID of a shard, its successor is one of
+/// 65,536 values, where a generator's call or fill gives every UUID 55 fresh bits. Where
+/// UUIDs must not be guessable from their neighbours (public resource names, for example),
+/// mint with [`Uuid7Generator::next_uuid`] or [`Uuid7Generator::fill`].
 ///
 /// Made by [`Uuid7Generator::shard`]; `&mut self` makes it one thread's at a time (it may be
 /// moved to another thread).
@@ -47,7 +57,7 @@ use crate::id128::{Ulid, Uuid7};
 #[derive(Debug)]
 pub struct Uuid7Shard<'g, C: Clock = TscClock> {
     gen: &'g Uuid7Generator<C>,
-    block: Block,
+    run: Uuid7Run,
 }
 
 impl<C: Clock> Uuid7Generator<C> {
@@ -71,7 +81,7 @@ impl<C: Clock> Uuid7Generator<C> {
         reseed_if_forked();
         Uuid7Shard {
             gen: self,
-            block: Block::default(),
+            run: Uuid7Run::EMPTY,
         }
     }
 }
@@ -90,8 +100,7 @@ impl<C: Clock> Uuid7Shard<'_, C> {
     /// ```
     #[inline(always)]
     pub fn next_uuid(&mut self) -> Uuid7 {
-        let gen = self.gen;
-        gen.uuid_at(self.block.next(&gen.state, &gen.timeline, &gen.clock))
+        self.run.next(self.gen)
     }
 }
 
@@ -261,7 +270,7 @@ std::thread_local! {
         }
     };
     /// This thread's shard of [`process_uuids`], as above.
-    static LOCAL_UUIDS: LocalBlock = const { LocalBlock::new() };
+    static LOCAL_UUIDS: LocalUuids = const { LocalUuids::new() };
 }
 
 impl LocalUlids {
@@ -335,7 +344,9 @@ impl Ulid {
 impl Uuid7 {
     /// A new UUIDv7 from this thread's shard of one process-wide [`Uuid7Generator`] (on
     /// the shared [`TscClock`]): the one-call per-thread entry, at a [`Uuid7Shard`]'s cost
-    /// plus a thread-local lookup, each UUID with 55 fresh random bits.
+    /// plus a thread-local lookup, its random bits as a shard's (55 fresh bits for a state's
+    /// first UUID, then random steps of 16 fresh bits: see [`Uuid7Shard`] for what that
+    /// gives up).
     ///
     /// **What order it keeps.** Each thread's UUIDs strictly increase, and no two threads
     /// ever get the same one; across threads they are in minting order only when minted
@@ -361,7 +372,7 @@ impl Uuid7 {
     pub fn now() -> Uuid7 {
         let gen = process_uuids();
         LOCAL_UUIDS
-            .try_with(|block| gen.uuid_at(block.next(&gen.state, &gen.timeline, &gen.clock)))
+            .try_with(|local| local.next(gen))
             .unwrap_or_else(|_| gen.next_uuid())
     }
 }

@@ -85,7 +85,7 @@ pub(crate) fn uuid_of((ms, fraction, counter): (u64, u16, u8), random: u64) -> U
 }
 
 /// The random bits of `rand_b`, below the counter.
-const RANDOM_BITS: u32 = 62 - COUNTER_BITS;
+pub(super) const RANDOM_BITS: u32 = 62 - COUNTER_BITS;
 
 impl<C: Clock> Uuid7Generator<C> {
     /// A generator on `clock`.

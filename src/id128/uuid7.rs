@@ -96,6 +96,14 @@ impl Uuid7 {
         Ok(Uuid7(value))
     }
 
+    /// The UUID of 128 bits the caller knows to be version 7 and the RFC variant (a
+    /// generator's run adds to a valid UUID's low random bits only).
+    #[inline(always)]
+    pub(crate) const fn from_valid_u128(value: u128) -> Uuid7 {
+        debug_assert!(Uuid7::from_u128(value).is_ok());
+        Uuid7(value)
+    }
+
     /// The 128 bits, most significant first as in the text.
     ///
     /// ```

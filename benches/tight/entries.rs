@@ -47,11 +47,20 @@ where
     })
 }
 
-/// Two threads, each minting from a generator of its own.
-pub(crate) fn two_own<M: Send + 'static, V: Value>(mut gens: [M; 2]) -> Runner<V>
+/// A generator on cache lines of its own (128 bytes: a line and the adjacent-line
+/// prefetcher's pair), so that two threads' generators never share one.
+#[repr(align(128))]
+struct Padded<M>(M);
+
+/// Two threads, each minting from a generator of its own, each generator on cache lines of
+/// its own: side by side in one array they would share a line, and a peer whose state is
+/// written per ID (ferroid's basic generator: a `Cell`) would pay for false sharing the
+/// bench made, not its code.
+pub(crate) fn two_own<M: Send + 'static, V: Value>(gens: [M; 2]) -> Runner<V>
 where
     for<'a> &'a M: Source<Value = V>,
 {
+    let mut gens = gens.map(Padded);
     Box::new(move |n, pass| {
         let barrier = Barrier::new(2);
         std::thread::scope(|s| {
@@ -61,7 +70,7 @@ where
                 .map(|(i, gen)| {
                     let barrier = &barrier;
                     s.spawn(move || {
-                        let gen: &M = gen;
+                        let gen: &M = &gen.0;
                         barrier.wait();
                         ids(gen, share_of(n, i), pass)
                     })

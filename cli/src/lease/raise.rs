@@ -6,7 +6,6 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use snowmint::Layout;
 
-use super::record_layout;
 use super::site::{store_error, Store};
 use crate::error::CliError;
 use crate::time::{self, display_millis};
@@ -65,14 +64,7 @@ pub(super) fn floor(text: &str) -> Result<u64, String> {
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let site = args.store.site()?;
-    let state = site
-        .list()
-        .map_err(|e| store_error("read", &args.store, &e))?;
-    let layout = state
-        .record
-        .as_ref()
-        .and_then(|r| record_layout::parse(&r.layout))
-        .map(|(layout, _)| layout);
+    let (state, layout) = site.state(&args.store)?;
     let (now, clock) = site.clock(&args.store)?;
     check(
         args.to,

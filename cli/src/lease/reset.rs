@@ -4,7 +4,6 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 use super::raise::{check, floor};
-use super::record_layout;
 use super::site::{store_error, Store};
 use crate::error::CliError;
 use crate::time::display_millis;
@@ -44,14 +43,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let site = args.store.site()?;
-    let state = site
-        .list()
-        .map_err(|e| store_error("read", &args.store, &e))?;
-    let layout = state
-        .record
-        .as_ref()
-        .and_then(|r| record_layout::parse(&r.layout))
-        .map(|(layout, _)| layout);
+    let (state, layout) = site.state(&args.store)?;
     // The new floor itself must be a sane one: not past the expiry, not far ahead of the
     // store's clock.
     let now = site.clock(&args.store)?;

@@ -9,6 +9,9 @@ use snowmint_lease::postgres::PostgresLease;
 use snowmint_lease::redis::RedisLease;
 use snowmint_lease::{FloorRaised, FloorReset, LeaseError, NamespaceState};
 
+use snowmint::Layout;
+
+use super::record_layout;
 use crate::error::{with_cause, CliError};
 use crate::store_args::{store_kind, StoreArgs, StoreKind};
 
@@ -94,6 +97,19 @@ impl Site {
 }
 
 impl Site {
+    /// The namespace's state, and the layout its record names (none without a record, or
+    /// with one whose layout this CLI cannot read): what `raise-floor` and `reset-floor`
+    /// check a new floor against.
+    pub fn state(&self, store: &Store) -> Result<(NamespaceState, Option<Layout>), CliError> {
+        let state = self.list().map_err(|e| store_error("read", store, &e))?;
+        let layout = state
+            .record
+            .as_ref()
+            .and_then(|r| record_layout::parse(&r.layout))
+            .map(|(layout, _)| layout);
+        Ok((state, layout))
+    }
+
     /// The store's clock where it tells it (Redis, PostgreSQL).
     pub fn store_clock(&self) -> Result<Option<u64>, LeaseError> {
         match self {

@@ -141,39 +141,13 @@ pub(super) fn raise_floor(store: &mut EtcdStore, to: u64) -> Result<FloorRaised,
         }
         let mut kept = 0;
         let mut below = Vec::new();
-        for kv in &all {
-            let Some(key) = text(&kv.key) else {
-                continue;
-            };
-            let Some(node) = key
-                .strip_prefix(prefix.as_str())
-                .and_then(|k| k.strip_prefix("mark/"))
-                .and_then(|n| n.parse::<u64>().ok())
-            else {
-                continue;
-            };
+        for (node, kv) in marks_in(&prefix, &all) {
             match mark_of(kv) {
                 Some((ms, _)) if ms >= to => kept += usize::from(!raised.contains(&node)),
-                _ => below.push((node, key.to_string(), unsigned(kv.mod_revision))),
+                _ => below.push((node, kv)),
             }
         }
-        let mut conflict = false;
-        for chunk in below.chunks(MARKS_PER_TXN) {
-            let compares = chunk
-                .iter()
-                .map(|(_, k, rev)| modified_at(k, *rev))
-                .collect();
-            let puts = chunk
-                .iter()
-                .map(|(_, k, _)| put(k, &format!("{to} raise-floor"), 0))
-                .collect();
-            if apply(store, compares, puts)? {
-                raised.extend(chunk.iter().map(|(n, _, _)| *n));
-            } else {
-                conflict = true;
-            }
-        }
-        if !conflict {
+        if write_marks(store, &below, &format!("{to} raise-floor"), &mut raised)? {
             return Ok(FloorRaised {
                 floor_unix_millis: floor,
                 raised,
@@ -201,45 +175,19 @@ pub(super) fn reset_floor(
         // The marks first: once the floor is lowered, every mark is already up.
         let mut kept = 0;
         let mut to_set = Vec::new();
-        for kv in &all {
-            let Some(key) = text(&kv.key) else {
-                continue;
-            };
-            let Some(node) = key
-                .strip_prefix(prefix.as_str())
-                .and_then(|k| k.strip_prefix("mark/"))
-                .and_then(|n| n.parse::<u64>().ok())
-            else {
-                continue;
-            };
+        for (node, kv) in marks_in(&prefix, &all) {
             let set = match mark_of(kv) {
                 Some((ms, by)) if crate::state::operator_mark(&by) => ms != marks,
                 Some((ms, _)) => ms < marks,
                 None => true,
             };
             if set {
-                to_set.push((node, key.to_string(), unsigned(kv.mod_revision)));
+                to_set.push((node, kv));
             } else if !reset.contains(&node) {
                 kept += 1;
             }
         }
-        let mut conflict = false;
-        for chunk in to_set.chunks(MARKS_PER_TXN) {
-            let compares = chunk
-                .iter()
-                .map(|(_, k, rev)| modified_at(k, *rev))
-                .collect();
-            let puts = chunk
-                .iter()
-                .map(|(_, k, _)| put(k, &format!("{marks} {audit}"), 0))
-                .collect();
-            if apply(store, compares, puts)? {
-                reset.extend(chunk.iter().map(|(n, _, _)| *n));
-            } else {
-                conflict = true;
-            }
-        }
-        if conflict {
+        if !write_marks(store, &to_set, &format!("{marks} {audit}"), &mut reset)? {
             continue;
         }
         let record = all
@@ -275,6 +223,50 @@ pub(super) fn reset_floor(
         crate::StoreErrorKind::Refused,
         format!("the namespace's keys kept changing under {ROUNDS} rounds of reads and writes"),
     ))
+}
+
+/// The marks among `all` (the keys `PREFIX/mark/NODE`), with their nodes.
+fn marks_in<'a>(
+    prefix: &'a str,
+    all: &'a [KeyValue],
+) -> impl Iterator<Item = (u64, &'a KeyValue)> + 'a {
+    all.iter().filter_map(move |kv| {
+        let node = text(&kv.key)?
+            .strip_prefix(prefix)?
+            .strip_prefix("mark/")?
+            .parse()
+            .ok()?;
+        Some((node, kv))
+    })
+}
+
+/// Writes `value` to each of `marks` that is unchanged since it was read (its revision
+/// compared in the same transaction), [`MARKS_PER_TXN`] to a transaction; the nodes of the
+/// transactions that applied join `written`. False when some mark had changed meanwhile
+/// (its transaction wrote nothing): the caller reads again.
+fn write_marks(
+    store: &mut EtcdStore,
+    marks: &[(u64, &KeyValue)],
+    value: &str,
+    written: &mut Vec<u64>,
+) -> Result<bool, LeaseError> {
+    let mut all_applied = true;
+    for chunk in marks.chunks(MARKS_PER_TXN) {
+        let keys = chunk
+            .iter()
+            .filter_map(|(_, kv)| Some((text(&kv.key)?, kv)));
+        let compares = keys
+            .clone()
+            .map(|(k, kv)| modified_at(k, unsigned(kv.mod_revision)))
+            .collect();
+        let puts = keys.map(|(k, _)| put(k, value, 0)).collect();
+        if apply(store, compares, puts)? {
+            written.extend(chunk.iter().map(|(n, _)| *n));
+        } else {
+            all_applied = false;
+        }
+    }
+    Ok(all_applied)
 }
 
 /// A transaction of `compares` and `puts`: whether it applied.

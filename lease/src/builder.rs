@@ -167,6 +167,10 @@ impl<B: Backend> LeaseBuilder<B> {
     }
 
     /// The backend's settings, for a store's own setters to change.
+    #[cfg_attr(
+        not(any(feature = "redis", feature = "etcd", feature = "postgres")),
+        allow(dead_code)
+    )]
     pub(crate) fn backend_mut(&mut self) -> &mut B {
         &mut self.backend
     }

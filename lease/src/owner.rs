@@ -32,6 +32,7 @@ fn hostname() -> Option<String> {
 
 /// A random number for a namespace's record: std's randomly seeded hasher (the OS's
 /// randomness), over the owner token.
+#[cfg_attr(not(any(feature = "redis", feature = "etcd")), allow(dead_code))]
 pub(crate) fn incarnation(owner: &str) -> u64 {
     use std::hash::BuildHasher;
     std::collections::hash_map::RandomState::new().hash_one(owner)

@@ -2,7 +2,8 @@
 //! the hold on the server's clock and raises the mark, committed with `synchronous_commit =
 //! on` and `fsync` on) on a throw-away cluster over loopback, sent as the lease sends it.
 //! Ignored: a measurement, not a check; run it with
-//! `cargo test --release --features postgres-lease --test postgres_rtt -- --ignored --nocapture`.
+//! `cargo test --release -p snowmint-lease --features postgres --test postgres_rtt -- --ignored
+//! --nocapture`.
 #![cfg(feature = "postgres")]
 
 #[path = "common/pg_cluster.rs"]
@@ -11,6 +12,7 @@ mod pg_cluster;
 use std::time::{Duration, Instant};
 
 use pg_cluster::Cluster;
+use postgres::types::Type;
 use postgres::{Client, NoTls};
 use snowmint_lease::postgres::PostgresLease;
 
@@ -38,28 +40,33 @@ fn renewal_round_trip() {
     let mut db = Client::connect(&pg.url("postgres"), NoTls).expect("connect");
     db.batch_execute("SET synchronous_commit = on")
         .expect("set");
-    let renew = db
-        .prepare(
-            "UPDATE snowmint_lease_node SET \
+    // As the lease sends it: typed parameters, parse, bind and execute in one round trip.
+    let renew = "UPDATE snowmint_lease_node SET \
                expires_at = clock_timestamp() + ($5::bigint)::float8 * interval '1 millisecond', \
                mark_owner = CASE WHEN $6 > coalesce(mark_ms, 0) THEN $3 ELSE mark_owner END, \
                mark_ms = CASE WHEN $6 > coalesce(mark_ms, 0) THEN $6 ELSE mark_ms END \
              WHERE namespace = $1 AND node = $2 AND holder = $3 AND token = $4 \
                AND expires_at > clock_timestamp() \
-             RETURNING coalesce(mark_ms, 0)",
-        )
-        .expect("prepare");
+             RETURNING coalesce(mark_ms, 0)";
+    let (text, int8) = (Type::TEXT, Type::INT8);
     let mut times: Vec<Duration> = Vec::with_capacity(ROUNDS);
     for i in 0..ROUNDS as i64 {
         let start = Instant::now();
         let row = db
-            .query_one(
-                &renew,
-                &[&"rtt", &1_i64, &"me", &1_i64, &10_000_i64, &(1_000 + i)],
+            .query_typed(
+                renew,
+                &[
+                    (&"rtt", text.clone()),
+                    (&1_i64, int8.clone()),
+                    (&"me", text.clone()),
+                    (&1_i64, int8.clone()),
+                    (&10_000_i64, int8.clone()),
+                    (&(1_000 + i), int8.clone()),
+                ],
             )
             .expect("renewed");
         times.push(start.elapsed());
-        assert_eq!(row.get::<_, i64>(0), 1_000 + i);
+        assert_eq!(row[0].get::<_, i64>(0), 1_000 + i);
     }
     times.sort();
     let fsync = pg.psql("SHOW fsync");

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Client, IsolationLevel};
 
 use super::connection::Conn;
@@ -81,19 +82,27 @@ async fn claim(
         .isolation_level(IsolationLevel::ReadCommitted)
         .start()
         .await?;
-    tx.execute(
+    // Every statement with typed parameters: parse, bind and execute in one round trip, where
+    // an untyped one prepares first and waits for that answer (a claim is seven statements:
+    // on a loaded server the extra round trips alone outlasted the I/O timeout).
+    tx.execute_typed(
         "INSERT INTO snowmint_lease_namespace (namespace, incarnation, ttl_ms, layout) \
          VALUES ($1, $2, $3, $4) ON CONFLICT (namespace) DO NOTHING",
-        &[&ns, &incarnation, &ttl_ms, &layout],
+        &[
+            (&ns, Type::TEXT),
+            (&incarnation, Type::TEXT),
+            (&ttl_ms, Type::INT8),
+            (&layout, Type::TEXT),
+        ],
     )
     .await?;
     let rec = tx
-        .query_one(
+        .query_typed_one(
             &format!(
                 "SELECT incarnation, ttl_ms, layout, settled_on, floor_ms, {IDENTITY}, {DURABLE} \
                  FROM snowmint_lease_namespace WHERE namespace = $1 FOR UPDATE"
             ),
-            &[&ns],
+            &[(&ns, Type::TEXT)],
         )
         .await?;
     let rec_incarnation: String = rec.get(0);
@@ -121,23 +130,25 @@ async fn claim(
     let vouched = durable && settled_on.as_deref() == Some(here.as_str());
     let mut pick: Option<(i64, Option<i64>, Option<String>)> = None;
     for _ in 0..2 {
+        let range: [(&(dyn ToSql + Sync), Type); 3] =
+            [(&ns, Type::TEXT), (&first, Type::INT8), (&last, Type::INT8)];
         let free = tx
-            .query_opt(
+            .query_typed_opt(
                 "SELECT node, mark_ms, mark_owner FROM snowmint_lease_node \
                  WHERE namespace = $1 AND node BETWEEN $2 AND $3 \
                    AND (holder IS NULL OR expires_at <= clock_timestamp()) \
                  ORDER BY node LIMIT 1 FOR UPDATE SKIP LOCKED",
-                &[&ns, &first, &last],
+                &range,
             )
             .await?
             .map(|r| (r.get::<_, i64>(0), r.get(1), r.get(2)));
         let fresh: Option<i64> = tx
-            .query_opt(
+            .query_typed_opt(
                 "SELECT g.n FROM generate_series($2::bigint, $3::bigint) AS g(n) \
                  WHERE NOT EXISTS (SELECT 1 FROM snowmint_lease_node \
                                    WHERE namespace = $1 AND node = g.n) \
                  ORDER BY g.n LIMIT 1",
-                &[&ns, &first, &last],
+                &range,
             )
             .await?
             .map(|r| r.get(0));
@@ -145,10 +156,10 @@ async fn claim(
             (Some(f), Some(n)) if f.0 < n => Some(f),
             (_, Some(n)) => {
                 let made = tx
-                    .execute(
+                    .execute_typed(
                         "INSERT INTO snowmint_lease_node (namespace, node) VALUES ($1, $2) \
                          ON CONFLICT DO NOTHING",
-                        &[&ns, &n],
+                        &[(&ns, Type::TEXT), (&n, Type::INT8)],
                     )
                     .await?;
                 (made == 1).then_some((n, None, None))
@@ -164,20 +175,26 @@ async fn claim(
         return Ok(Claimed::AllHeld);
     };
     let token: i64 = tx
-        .query_one(
+        .query_typed_one(
             "UPDATE snowmint_lease_namespace SET token = CASE WHEN $2 THEN token + 1 \
                ELSE GREATEST(token + 1, \
                  floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint * 1024) END \
              WHERE namespace = $1 RETURNING token",
-            &[&ns, &vouched],
+            &[(&ns, Type::TEXT), (&vouched, Type::BOOL)],
         )
         .await?
         .get(0);
-    tx.execute(
+    tx.execute_typed(
         "UPDATE snowmint_lease_node SET holder = $3, token = $4, \
            expires_at = clock_timestamp() + ($5::bigint)::float8 * interval '1 millisecond' \
          WHERE namespace = $1 AND node = $2",
-        &[&ns, &node, &owner, &token, &ttl_ms],
+        &[
+            (&ns, Type::TEXT),
+            (&node, Type::INT8),
+            (&owner, Type::TEXT),
+            (&token, Type::INT8),
+            (&ttl_ms, Type::INT8),
+        ],
     )
     .await?;
     tx.commit().await?;
@@ -256,8 +273,11 @@ impl Store for PostgresStore {
         let (ns, owner) = (self.namespace.as_str(), self.owner.as_str());
         let (node, token, want) = (big(node), big(token), big(want_unix_millis));
         let ttl_ms = big(millis(self.ttl));
+        // Typed parameters: one round trip (parse, bind and execute sent together), where an
+        // untyped query prepares first and waits for that answer, a second round trip that a
+        // loaded server can delay past the hold's window.
         let row = self.conn.run("renew the lease", async |c| {
-            c.query_opt(
+            c.query_typed_opt(
                 "UPDATE snowmint_lease_node SET \
                    expires_at = clock_timestamp() + ($5::bigint)::float8 * interval '1 millisecond', \
                    mark_owner = CASE WHEN $6 > coalesce(mark_ms, 0) THEN $3 ELSE mark_owner END, \
@@ -265,7 +285,14 @@ impl Store for PostgresStore {
                  WHERE namespace = $1 AND node = $2 AND holder = $3 AND token = $4 \
                    AND expires_at > clock_timestamp() \
                  RETURNING coalesce(mark_ms, 0)",
-                &[&ns, &node, &owner, &token, &ttl_ms, &want],
+                &[
+                    (&ns, Type::TEXT),
+                    (&node, Type::INT8),
+                    (&owner, Type::TEXT),
+                    (&token, Type::INT8),
+                    (&ttl_ms, Type::INT8),
+                    (&want, Type::INT8),
+                ],
             )
             .await
         })?;

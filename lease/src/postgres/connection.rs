@@ -36,8 +36,8 @@ type Starting = (
 /// never finish; a start much older than that is likely stuck behind a lost SYN's back-off.
 const START_PATIENCE: u32 = 5;
 
-/// A session with the read-write server, reconnecting after any error or timeout (so that
-/// no late answer to one call is read as the next one's).
+/// A session with the read-write server, reconnecting after an error, and after a second
+/// timeout in a row (see [`Conn::run`]).
 pub(super) struct Conn {
     config: Config,
     tls: Option<MakeRustlsConnect>,
@@ -50,6 +50,8 @@ pub(super) struct Conn {
     starting: Option<Starting>,
     /// Whether the tables were seen (or made) in this process's first session.
     schema_checked: bool,
+    /// Calls in a row that timed out on an established session.
+    timeouts: u32,
     /// The hosts and ports, for messages.
     pub(super) servers: String,
 }
@@ -83,6 +85,7 @@ impl Conn {
             task: None,
             starting: None,
             schema_checked: false,
+            timeouts: 0,
             servers,
         })
     }
@@ -90,6 +93,13 @@ impl Conn {
     /// Runs `f` on the session while `action`, starting one first if needed (and creating the
     /// tables at the first session if they are missing), all within the I/O timeout. A start
     /// cut short by the timeout goes on in the next calls (up to [`START_PATIENCE`] timeouts).
+    ///
+    /// A call the timeout cuts short keeps the session, once: the session stays consistent
+    /// (tokio-postgres reads a late answer and drops it, and a transaction dropped unfinished
+    /// queues its `ROLLBACK`, sent before this returns), so a slow server costs that call
+    /// only, not also a new session's start, which on a loaded server takes as long as a call.
+    /// A second timeout in a row (the server or the path to it may be gone), an error, or a
+    /// closed connection ends the session: the next call starts another.
     pub(super) fn run<T>(
         &mut self,
         action: &'static str,
@@ -104,6 +114,7 @@ impl Conn {
             task,
             starting,
             schema_checked,
+            timeouts,
             servers,
         } = self;
         let limit = *timeout;
@@ -147,7 +158,19 @@ impl Conn {
             f(c).await.map_err(Step::Call)
         };
         let outcome = runtime.block_on(async { tokio::time::timeout(limit, call).await });
-        if !matches!(outcome, Ok(Ok(_)) | Ok(Err(Step::Late))) && client.is_some() {
+        let timed_out_in_session = outcome.is_err() && client.is_some();
+        *timeouts = if timed_out_in_session { *timeouts + 1 } else { 0 };
+        if timed_out_in_session && *timeouts == 1 {
+            // Lets the connection's task send what the cut-short call left queued (a dropped
+            // transaction's ROLLBACK), so that a row it locked is freed now.
+            runtime.block_on(tokio::task::yield_now());
+        }
+        let keep = match &outcome {
+            Ok(Ok(_)) | Ok(Err(Step::Late)) => true,
+            Err(_) => *timeouts == 1,
+            Ok(Err(_)) => false,
+        };
+        if (!keep || client.as_ref().is_some_and(Client::is_closed)) && client.is_some() {
             // Close the socket now, not at the next call: the server then rolls back a
             // transaction left open (and frees the namespace's row it may have locked).
             *client = None;

@@ -29,6 +29,9 @@
 //!   renewal raises the mark, never lowers it, before the source may mint up to it.
 //! - Every session sets `synchronous_commit = on`: a call returns only once its commit is
 //!   flushed (and, with synchronous standbys, replicated as the server requires).
+//! - Each statement goes with typed parameters: one round trip. A call the I/O timeout cuts
+//!   short keeps the session once (a slow server then costs that call, not also a new
+//!   session's start); a second in a row, an error or a closed connection ends it.
 //!
 //! # When the database vouches
 //! A claim starts after its node's mark at once only when the namespace's record was

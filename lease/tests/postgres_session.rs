@@ -59,14 +59,19 @@ fn a_timed_out_call_keeps_the_session_once_and_a_second_ends_it() {
     signal(&first[0], "-STOP");
     let err = store.renew(2_000).expect_err("no answer while stopped");
     signal(&first[0], "-CONT");
-    assert!(err.to_string().contains("no answer within the I/O timeout"), "{err}");
+    assert!(
+        err.to_string().contains("no answer within the I/O timeout"),
+        "{err}"
+    );
     assert_eq!(store.renew(3_000).expect("renewed after"), Some(3_000));
     assert_eq!(lease_pids(&pg), first, "the same session answered");
 
     // Two in a row: the session ends, and the next call starts another.
     signal(&first[0], "-STOP");
     store.renew(4_000).expect_err("no answer while stopped");
-    store.renew(5_000).expect_err("no answer while stopped, again");
+    store
+        .renew(5_000)
+        .expect_err("no answer while stopped, again");
     signal(&first[0], "-CONT");
     // A new session's start may itself outlast a call's timeout on a loaded machine: the
     // next calls carry it on.

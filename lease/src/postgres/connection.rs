@@ -159,7 +159,11 @@ impl Conn {
         };
         let outcome = runtime.block_on(async { tokio::time::timeout(limit, call).await });
         let timed_out_in_session = outcome.is_err() && client.is_some();
-        *timeouts = if timed_out_in_session { *timeouts + 1 } else { 0 };
+        *timeouts = if timed_out_in_session {
+            *timeouts + 1
+        } else {
+            0
+        };
         if timed_out_in_session && *timeouts == 1 {
             // Lets the connection's task send what the cut-short call left queued (a dropped
             // transaction's ROLLBACK), so that a row it locked is freed now.

@@ -312,7 +312,7 @@ fn etcd_partition_of_one_minter_past_the_ttl() {
 }
 
 /// Runs in the test step; `.ci/faults-under-load` skips it: beside a CPU hog it fails on
-/// liveness in about 4 runs of 10 (a holder on loopback whose PostgreSQL calls get no answer
+/// liveness in about 1 run of 5 (a holder on loopback whose PostgreSQL calls get no answer
 /// within the I/O timeout for longer than its hold loses its node, or never gets one; never a
 /// duplicate or an overlap): an open liveness limit of the PostgreSQL store on a saturated
 /// machine (see the lease guide's fault suite).

@@ -311,11 +311,9 @@ fn etcd_partition_of_one_minter_past_the_ttl() {
     partition(Backend::Etcd);
 }
 
-/// Runs in the test step; `.ci/faults-under-load` skips it: beside a CPU hog it fails on
-/// liveness in about 1 run of 5 (a holder on loopback whose PostgreSQL calls get no answer
-/// within the I/O timeout for longer than its hold loses its node, or never gets one; never a
-/// duplicate or an overlap): an open liveness limit of the PostgreSQL store on a saturated
-/// machine (see the lease guide's fault suite).
+/// Beside a CPU hog, `.ci/faults-under-load` runs it with the kernel's autogroups off: with
+/// them on, each PostgreSQL backend (a session of its own) was seen waiting seconds for a CPU
+/// (see the lease guide's fault suite).
 #[cfg(feature = "postgres")]
 #[test]
 fn postgres_partition_of_one_minter_past_the_ttl() {

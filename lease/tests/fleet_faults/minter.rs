@@ -201,22 +201,6 @@ impl Minter {
         self.status = self.child.wait().ok();
     }
 
-    /// Waits for the child to exit by itself, at most `within`: `None` if it did not.
-    pub(crate) fn try_wait_exit(&mut self, within: Duration) -> Option<ExitStatus> {
-        let end = Instant::now() + within;
-        while self.status.is_none() && Instant::now() < end {
-            if let Ok(Some(s)) = self.child.try_wait() {
-                self.status = Some(s);
-                if let Some(r) = self.reader.take() {
-                    let _ = r.join();
-                }
-            } else {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        }
-        self.status
-    }
-
     /// Waits for the child to exit by itself.
     pub(crate) fn wait_exit(&mut self, within: Duration) -> ExitStatus {
         if let Some(s) = self.status {

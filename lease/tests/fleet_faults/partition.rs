@@ -43,25 +43,7 @@ pub(crate) fn partition(backend: Backend) {
     std::thread::sleep(Duration::from_millis(500));
     net.heal();
     let healed = wall_nanos();
-    // PostgreSQL: beside a CPU hog a healed holder was seen to stay fenced past this bound,
-    // every call without an answer within the I/O timeout while the holders on loopback,
-    // their sessions open, renewed on (a reconnect's session start counts against each call's
-    // timeout and is thrown away with it: an open liveness defect, see the lease guide's fault
-    // suite). It is then stopped, and only its safety is checked.
-    let a_status = if backend == Backend::Postgres {
-        let status = fleet.get("a").try_wait_exit(WITHIN);
-        if status.is_none() {
-            say(&format!(
-                "fault=partition backend=postgres: A still fenced {WITHIN:?} after the heal \
-                 (no renewal answered); stopped:\n{}",
-                fleet.get("a").stderr_tail()
-            ));
-            fleet.get("a").kill9();
-        }
-        status
-    } else {
-        Some(fleet.get("a").wait_exit(WITHIN))
-    };
+    let a_status = fleet.get("a").wait_exit(WITHIN);
     let learnt = wall_nanos();
     for name in ["b", "c", "d"] {
         fleet.get(name).wait_minted_after(learnt, WITHIN);
@@ -97,13 +79,11 @@ pub(crate) fn partition(backend: Backend) {
     assert_clean(&t);
     assert_minted(&fleet, &["a", "b", "c", "d"]);
     assert_eq!(past_ttl, 0, "A minted a TTL after it was cut off");
-    if let Some(status) = a_status {
-        assert_eq!(
-            status.code(),
-            Some(EXIT_LOST),
-            "A must learn that its node is lost"
-        );
-    }
+    assert_eq!(
+        a_status.code(),
+        Some(EXIT_LOST),
+        "A must learn that its node is lost"
+    );
     assert_taken_over(
         &mut fleet,
         &codes,

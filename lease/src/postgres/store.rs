@@ -307,21 +307,29 @@ impl Store for PostgresStore {
         let (node, token, mark) = (big(node), big(token), mark_unix_millis.map(big));
         // The mark left is the highest of this owner's last time, the namespace's floor, and
         // the stored mark unless this owner wrote it (a mark raised by another writer); a
-        // node left with none of them has no row (deleted first, else updated).
+        // node left with none of them has no row (deleted first, else updated). Typed
+        // parameters, as the claim's: one round trip per statement.
         self.conn.run("release the lease", async |c| {
-            c.execute(
+            let params: [(&(dyn ToSql + Sync), Type); 5] = [
+                (&ns, Type::TEXT),
+                (&node, Type::INT8),
+                (&owner, Type::TEXT),
+                (&token, Type::INT8),
+                (&mark, Type::INT8),
+            ];
+            c.execute_typed(
                 "DELETE FROM snowmint_lease_node AS n \
                  WHERE n.namespace = $1 AND n.node = $2 AND n.holder = $3 AND n.token = $4 \
                    AND $5::bigint IS NULL \
                    AND (n.mark_ms IS NULL OR n.mark_owner IS NOT DISTINCT FROM $3) \
                    AND NOT EXISTS (SELECT 1 FROM snowmint_lease_namespace \
                                    WHERE namespace = $1 AND floor_ms IS NOT NULL)",
-                &[&ns, &node, &owner, &token, &mark],
+                &params,
             )
             .await?;
             let leave = "GREATEST($5::bigint, f.floor_ms, \
                  CASE WHEN n.mark_owner IS DISTINCT FROM $3 THEN n.mark_ms END)";
-            c.execute(
+            c.execute_typed(
                 &format!(
                     "UPDATE snowmint_lease_node AS n SET holder = NULL, token = NULL, \
                        expires_at = NULL, mark_ms = {leave}, \
@@ -331,7 +339,7 @@ impl Store for PostgresStore {
                            WHERE namespace = $1) AS f \
                      WHERE n.namespace = $1 AND n.node = $2 AND n.holder = $3 AND n.token = $4"
                 ),
-                &[&ns, &node, &owner, &token, &mark],
+                &params,
             )
             .await
         })?;
@@ -346,12 +354,16 @@ impl Store for PostgresStore {
         let done = self
             .conn
             .run("settle the namespace's record", async |c| {
-                c.execute(
+                c.execute_typed(
                     &format!(
                         "UPDATE snowmint_lease_namespace SET settled_on = $3 \
                          WHERE namespace = $1 AND incarnation = $2 AND {IDENTITY} = $3 AND {DURABLE}"
                     ),
-                    &[&ns, &incarnation, &here],
+                    &[
+                        (&ns, Type::TEXT),
+                        (&incarnation, Type::TEXT),
+                        (&here, Type::TEXT),
+                    ],
                 )
                 .await
             })?;

@@ -25,7 +25,7 @@ pub trait Mint {
     fn mint(&self) -> u64;
 }
 
-impl<C: Clock> Mint for ShardedGenerator<C> {
+impl<C: Clock + 'static> Mint for ShardedGenerator<C> {
     #[inline(always)]
     fn mint(&self) -> u64 {
         // `expect`, as a user would write: the failure is one cold call, not inlined

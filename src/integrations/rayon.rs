@@ -45,7 +45,7 @@ pub trait ParallelIdExt: ParallelIterator {
     ) -> impl ParallelIterator<Item = Result<R, MintError>> + 'g
     where
         Self: 'g,
-        C: Clock + 'g,
+        C: Clock + 'static,
         R: Send,
         F: Fn(Self::Item, Id) -> R + Sync + Send + 'g,
     {
@@ -55,7 +55,7 @@ pub trait ParallelIdExt: ParallelIterator {
 
 impl<I: ParallelIterator> ParallelIdExt for I {}
 
-impl<C: Clock> ShardedGenerator<C> {
+impl<C: Clock + 'static> ShardedGenerator<C> {
     /// Fills `out` with unique IDs in parallel on the current rayon pool, each worker
     /// filling runs of up to 4,096 IDs from its shard as [`ShardedGenerator::fill`] does
     /// (one reservation per tick). On error some runs may be filled and others not.

@@ -39,7 +39,7 @@ pub struct ShardedGeneratorBuilder<C> {
     shard_bits: Option<u8>,
 }
 
-impl<C: Clock> ShardedGeneratorBuilder<C> {
+impl<C: Clock + 'static> ShardedGeneratorBuilder<C> {
     pub(crate) fn new(inner: GeneratorBuilder<C>) -> ShardedGeneratorBuilder<C> {
         ShardedGeneratorBuilder {
             inner,
@@ -191,7 +191,7 @@ impl<C: Clock> ShardedGeneratorBuilder<C> {
     }
 }
 
-impl<C: Clock> SourceBuilder for ShardedGeneratorBuilder<C> {
+impl<C: Clock + 'static> SourceBuilder for ShardedGeneratorBuilder<C> {
     type Source = ShardedGenerator<C>;
     type Error = ShardError;
 

@@ -1,6 +1,7 @@
 //! The per-thread shard registry: each thread that mints through a sharded generator keeps
 //! one hold per generator, taken on first use and handed back when the thread exits.
 
+use core::any::Any;
 use core::cell::{Cell, RefCell};
 use core::mem::ManuallyDrop;
 use std::sync::Arc;
@@ -24,6 +25,11 @@ pub(crate) enum Shard<'a> {
 }
 
 struct Entry {
+    /// The generator's shared state, kept so that its address, the entry's [`key`], is not
+    /// reused by another generator while this thread may hold it in [`Hot::owner`].
+    _shared: Arc<dyn Any + Send + Sync>,
+    /// [`key`] of `shared`.
+    key: usize,
     slots: Arc<Slots>,
     hold: Option<Hold>,
     /// Overflow mints left before the next try for an exclusive shard.
@@ -48,11 +54,11 @@ struct Registry {
 /// The state and tick window of one exclusive shard this thread holds, moved here for the
 /// hot path. While `owner` names a generator, these cells are its hold's state (the hold's
 /// own cells are stale); [`Registry::flush`] moves them back before anything else reads the
-/// hold. `owner` is the address of the generator's `Slots`, which cannot be freed or reused
-/// while its entry (holding an `Arc` of it) lives, and the entry is never removed without a
-/// flush.
+/// hold. `owner` is the address of the generator's shared state, which the hot path has in a
+/// register already (no load to compare with); it cannot be freed or reused while its entry
+/// (holding an `Arc` of it) lives, and the entry is never removed without a flush.
 struct Hot {
-    /// `Arc::as_ptr` of the owning generator's slots, or 0 when nothing is here.
+    /// [`key`] of the owning generator's shared state, or 0 when nothing is here.
     owner: Cell<usize>,
     state: Cell<u64>,
     cache: TickCache,
@@ -69,11 +75,10 @@ exiting_thread_local! {
     };
 }
 
-/// The identity of a generator's slots in [`Hot::owner`]; a generator keeps its own to
-/// hand to [`with_own`].
+/// The identity of a generator in [`Hot::owner`]: the address of its shared state.
 #[inline(always)]
-pub(crate) fn key(slots: &Arc<Slots>) -> usize {
-    Arc::as_ptr(slots) as usize
+pub(crate) fn key<S>(shared: &Arc<S>) -> usize {
+    Arc::as_ptr(shared).cast::<()>() as usize
 }
 
 impl Registry {
@@ -86,7 +91,7 @@ impl Registry {
         }
         let hold = entries
             .iter()
-            .find(|e| key(&e.slots) == owner)
+            .find(|e| e.key == owner)
             .and_then(|e| e.hold.as_ref());
         debug_assert!(hold.is_some(), "the hot copy's hold is in the registry");
         if let Some(hold) = hold {
@@ -100,13 +105,13 @@ impl Registry {
         self.hot.owner.set(0);
     }
 
-    /// Copies `hold` (of the generator with `slots`) to the hot cells; the hot copy must
-    /// have been flushed.
-    fn promote(&self, slots: &Arc<Slots>, hold: &Hold) {
+    /// Copies `hold` (of the generator with [`key`] `owner`) to the hot cells; the hot copy
+    /// must have been flushed.
+    fn promote(&self, owner: usize, hold: &Hold) {
         debug_assert_eq!(self.hot.owner.get(), 0, "flushed before");
         self.hot.state.set(hold.state.get());
         self.hot.cache.copy_from(&hold.cache);
-        self.hot.owner.set(key(slots));
+        self.hot.owner.set(owner);
     }
 }
 
@@ -126,17 +131,17 @@ fn exit_hook() {
     let _ = LOCAL.try_with(|local| local.thread_exit());
 }
 
-/// `f` on the hot copy of this thread's own shard of the generator whose slots have
-/// [`key`] `slots_key`, if the shard is the one this thread used last: no borrow, no
-/// search, nothing taken or allocated. The hot path; everything else goes through [`with`].
+/// `f` on the hot copy of this thread's own shard of the generator with [`key`] `owner`,
+/// if the shard is the one this thread used last: no borrow, no search, nothing taken or
+/// allocated. The hot path; everything else goes through [`with`].
 #[inline(always)]
 pub(crate) fn with_own(
-    slots_key: usize,
+    owner: usize,
     f: impl FnOnce(&Cell<u64>, &TickCache) -> Option<u64>,
 ) -> Option<u64> {
     LOCAL
         .try_with(|local| {
-            if local.hot.owner.get() != slots_key {
+            if local.hot.owner.get() != owner {
                 return None;
             }
             f(&local.hot.state, &local.hot.cache)
@@ -145,30 +150,49 @@ pub(crate) fn with_own(
         .flatten()
 }
 
-/// Runs `f` with this thread's shard of the generator owning `slots`, taking one first if
-/// the thread has none. Threads that are being torn down (thread-locals already destroyed)
-/// use the overflow shard.
+/// The generator a thread mints for: its shared state `S` (a thread's entry keeps it) and
+/// the slots in it.
+pub(crate) struct Owner<'a, S> {
+    pub(crate) shared: &'a Arc<S>,
+    pub(crate) slots: &'a Arc<Slots>,
+}
+
+impl<S> Clone for Owner<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for Owner<'_, S> {}
+
+/// Runs `f` with this thread's shard of the generator `owner`, taking one first if the
+/// thread has none. Threads that are being torn down (thread-locals already destroyed) use
+/// the overflow shard.
 #[inline(always)]
-pub(crate) fn with<R>(slots: &Arc<Slots>, mut f: impl FnMut(Shard<'_>) -> R) -> R {
-    match LOCAL.try_with(|local| lookup(local, slots, &mut f)) {
+pub(crate) fn with<S: Any + Send + Sync, R>(
+    owner: Owner<'_, S>,
+    mut f: impl FnMut(Shard<'_>) -> R,
+) -> R {
+    match LOCAL.try_with(|local| lookup(local, owner, &mut f)) {
         Ok(Some(r)) => r,
         _ => f(Shard::Overflow(&Cell::new(0))),
     }
 }
 
-/// `f` on this thread's entry for `slots`, made if missing; `None` if the registry is busy
+/// `f` on this thread's entry for `owner`, made if missing; `None` if the registry is busy
 /// (re-entered from inside `f`). An exclusive shard used here becomes the hot one.
 #[inline(always)]
-fn lookup<R>(
+fn lookup<S: Any + Send + Sync, R>(
     local: &Registry,
-    slots: &Arc<Slots>,
+    owner: Owner<'_, S>,
     f: &mut impl FnMut(Shard<'_>) -> R,
 ) -> Option<R> {
     if let Ok(entries) = local.entries.try_borrow() {
         local.flush(&entries);
-        if let Some(entry) = entries.iter().find(|e| Arc::ptr_eq(&e.slots, slots)) {
+        let owner_key = key(owner.shared);
+        if let Some(entry) = entries.iter().find(|e| e.key == owner_key) {
             match &entry.hold {
-                Some(hold) => return Some(local.use_own(&entries, slots, hold, f)),
+                Some(hold) => return Some(local.use_own(&entries, owner_key, hold, f)),
                 None if entry.retry_in.get() > 0 => {
                     entry.retry_in.set(entry.retry_in.get() - 1);
                     return Some(f(Shard::Overflow(&entry.last_elsewhere)));
@@ -177,7 +201,7 @@ fn lookup<R>(
             }
         }
     }
-    lookup_slow(local, slots, f)
+    lookup_slow(local, owner, f)
 }
 
 impl Registry {
@@ -187,13 +211,13 @@ impl Registry {
     fn use_own<R>(
         &self,
         entries: &[Entry],
-        slots: &Arc<Slots>,
+        owner: usize,
         hold: &Hold,
         f: &mut impl FnMut(Shard<'_>) -> R,
     ) -> R {
         let r = f(Shard::Own(hold));
         self.flush(entries);
-        self.promote(slots, hold);
+        self.promote(owner, hold);
         r
     }
 }
@@ -201,11 +225,12 @@ impl Registry {
 /// [`lookup`] for a thread without a usable entry: takes a shard (or settles for the
 /// overflow shard) first.
 #[inline(never)]
-fn lookup_slow<R>(
+fn lookup_slow<S: Any + Send + Sync, R>(
     local: &Registry,
-    slots: &Arc<Slots>,
+    owner: Owner<'_, S>,
     f: &mut impl FnMut(Shard<'_>) -> R,
 ) -> Option<R> {
+    let (slots, owner_key) = (owner.slots, key(owner.shared));
     // A thread whose exit hook can no longer run (it is ending) takes nothing to hand back:
     // it mints on the overflow shard.
     if !arm_thread_exit(exit_hook) {
@@ -214,7 +239,7 @@ fn lookup_slow<R>(
     let mut entries = local.entries.try_borrow_mut().ok()?;
     // Before entries are removed or their holds replaced, their states are in them.
     local.flush(&entries);
-    let position = match entries.iter().position(|e| Arc::ptr_eq(&e.slots, slots)) {
+    let position = match entries.iter().position(|e| e.key == owner_key) {
         Some(i) => {
             let entry = &mut entries[i];
             entry.hold = slots.acquire();
@@ -232,6 +257,8 @@ fn lookup_slow<R>(
             // Entries of dropped generators hold shards nobody can use: hand them back.
             entries.retain(|e| !e.slots.is_closed());
             entries.push(Entry {
+                _shared: Arc::clone(owner.shared) as Arc<dyn Any + Send + Sync>,
+                key: owner_key,
                 slots: Arc::clone(slots),
                 hold: slots.acquire(),
                 retry_in: Cell::new(RETRY_EVERY),
@@ -242,7 +269,7 @@ fn lookup_slow<R>(
     };
     let entry = &entries[position];
     Some(match &entry.hold {
-        Some(hold) => local.use_own(&entries, slots, hold, f),
+        Some(hold) => local.use_own(&entries, owner_key, hold, f),
         None => f(Shard::Overflow(&entry.last_elsewhere)),
     })
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::builder::ShardedGeneratorBuilder;
 use super::error::ShardError;
-use super::local::{self, Shard};
+use super::local::{self, Owner, Shard};
 use super::owned_shard::OwnedShard;
 use super::shared::Shared;
 use super::slots::Slots;
@@ -41,6 +41,12 @@ use crate::source::{fill_with, FillError};
 /// Two sharded generators (in one process or many) must have different nodes, as two plain
 /// generators must have different nodes.
 ///
+/// Each thread that minted through a sharded generator keeps a handle on its shared state
+/// (the minter and its clock) until the thread exits, or until it next registers another
+/// generator after this one was dropped: the hot path tells its own shard by that state's
+/// address, which must not be reused meanwhile. So the clock is `'static` (a value or an
+/// `Arc`, not a borrow).
+///
 /// ```
 /// use std::sync::Arc;
 /// use snowmint::{Layout, ShardedGenerator};
@@ -65,9 +71,6 @@ use crate::source::{fill_with, FillError};
 /// ```
 pub struct ShardedGenerator<C = TscClock> {
     pub(super) shared: Arc<Shared<C>>,
-    /// `local::key` of the shared slots, beside the pointer to them: the hot path compares
-    /// it with the thread's hot copy without first loading through `shared`.
-    slots_key: usize,
 }
 
 impl ShardedGenerator {
@@ -85,7 +88,15 @@ impl ShardedGenerator {
     }
 }
 
-impl<C: Clock> ShardedGenerator<C> {
+impl<C: Clock + 'static> ShardedGenerator<C> {
+    /// What a thread's registry needs of this generator.
+    fn owner(&self) -> Owner<'_, Shared<C>> {
+        Owner {
+            shared: &self.shared,
+            slots: &self.shared.slots,
+        }
+    }
+
     pub(crate) fn from_parts(
         mut minter: Minter<C>,
         node: u64,
@@ -119,12 +130,10 @@ impl<C: Clock> ShardedGenerator<C> {
             layout.sequence_bits(),
         );
         minter.whose.node = Some(node);
-        let slots = Arc::new(slots);
         Ok(ShardedGenerator {
-            slots_key: local::key(&slots),
             shared: Arc::new(Shared {
                 minter,
-                slots,
+                slots: Arc::new(slots),
                 node,
                 shard_bits,
             }),
@@ -153,7 +162,7 @@ impl<C: Clock> ShardedGenerator<C> {
     #[inline(always)]
     pub fn next_id(&self) -> Result<Id, MintError> {
         let m = &self.shared.minter;
-        match local::with_own(self.slots_key, |state, cache| {
+        match local::with_own(local::key(&self.shared), |state, cache| {
             m.take_one_from_cache(state, cache)
         }) {
             Some(id) => Ok(Id::from_u64(id)),
@@ -178,7 +187,7 @@ impl<C: Clock> ShardedGenerator<C> {
     #[inline]
     pub fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
         let m = &self.shared.minter;
-        match local::with_own(self.slots_key, |state, cache| {
+        match local::with_own(local::key(&self.shared), |state, cache| {
             m.take_one_from_cache(state, cache)
         }) {
             Some(id) => Ok(Id::from_u64(id)),
@@ -191,7 +200,7 @@ impl<C: Clock> ShardedGenerator<C> {
     #[inline(never)]
     fn next_id_general(&self, timeout: Duration) -> Result<Id, MintError> {
         let m = &self.shared.minter;
-        local::with(&self.shared.slots, |shard| match shard {
+        local::with(self.owner(), |shard| match shard {
             Shard::Own(h) => {
                 m.take_one_cached(&h.state, &h.cache, h.node_in_place, timeout, |s| h.note(s))
             }
@@ -293,7 +302,7 @@ impl<C: Clock> ShardedGenerator<C> {
     fn batch(&self, n: u64, timeout: Duration) -> Result<IdBatch, MintError> {
         let m = &self.shared.minter;
         let slots = &self.shared.slots;
-        local::with(slots, |shard| match shard {
+        local::with(self.owner(), |shard| match shard {
             Shard::Own(hold) => {
                 let (first, last) = m.take(&hold.state, n, timeout)?;
                 hold.note(last);
@@ -349,7 +358,7 @@ impl<C: Clock> ShardedGenerator<C> {
     /// # Ok::<(), snowmint::ShardError>(())
     /// ```
     pub fn claim_local_shard(&self) -> Option<u64> {
-        local::with(&self.shared.slots, |shard| match shard {
+        local::with(self.owner(), |shard| match shard {
             Shard::Own(hold) => Some(hold.index() as u64),
             Shard::Overflow(_) => None,
         })
@@ -500,4 +509,4 @@ impl<C> core::fmt::Debug for ShardedGenerator<C> {
     }
 }
 
-id_source_by_inherent!(impl[C: Clock] ShardedGenerator<C> { clock: C, error: MintError });
+id_source_by_inherent!(impl[C: Clock + 'static] ShardedGenerator<C> { clock: C, error: MintError });

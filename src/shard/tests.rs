@@ -35,3 +35,55 @@ fn a_dropped_generator_s_thread_entry_is_pruned_and_live_ones_kept() {
     );
     assert_eq!(new.local_shard(), Some(0));
 }
+
+/// A thread keeps a dropped generator's shared state while its entry lives (the address is
+/// the hot copy's owner key, so it must not be reused while the thread may hold it), and
+/// lets it go when the entry is pruned.
+#[test]
+fn a_dropped_generator_s_shared_state_lives_until_its_thread_entry_is_pruned() {
+    let clock = ManualClock::at_unix_millis(1_700_000_000_000);
+    let build = || {
+        ShardedGenerator::builder(Layout::TWITTER)
+            .clock(clock.clone())
+            .build()
+            .unwrap()
+    };
+    let dropped = build();
+    dropped.next_id().unwrap();
+    let shared = Arc::clone(&dropped.shared);
+    drop(dropped);
+    assert_eq!(Arc::strong_count(&shared), 2, "ours and the thread's entry");
+    build().next_id().unwrap();
+    assert_eq!(
+        Arc::strong_count(&shared),
+        1,
+        "pruned when another registered"
+    );
+}
+
+/// Generators made and dropped one after another on one thread (each new one may be
+/// allocated where the last one was) each mint with their own node and state, never from
+/// the thread's hot copy of a dropped one.
+#[test]
+fn a_new_generator_never_mints_from_a_dropped_one_s_hot_copy() {
+    let clock = ManualClock::at_unix_millis(1_700_000_000_000);
+    for i in 0..200_u64 {
+        let node = i % 8;
+        let gen = ShardedGenerator::builder(Layout::TWITTER)
+            .node(node)
+            .clock(clock.clone())
+            .build()
+            .unwrap();
+        let parts: Vec<_> = (0..3)
+            .map(|_| Layout::TWITTER.decode(gen.next_id().unwrap()))
+            .collect();
+        let nodes: Vec<u64> = parts.iter().map(|p| p.node() >> 6).collect();
+        let sequences: Vec<u64> = parts.iter().map(|p| p.sequence()).collect();
+        assert_eq!(nodes, [node; 3], "generator {i} minted another's node");
+        assert_eq!(
+            sequences,
+            [0, 1, 2],
+            "generator {i} went on from another's state"
+        );
+    }
+}

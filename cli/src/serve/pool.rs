@@ -44,7 +44,7 @@ fn thread_number() -> usize {
     })
 }
 
-impl<C: Clock> Pool<C> {
+impl<C: Clock + 'static> Pool<C> {
     /// Takes every exclusive shard of `gen` (all but the overflow shard, which stays with
     /// `gen` for a thread that finds every pooled shard held or used up).
     pub fn take(gen: &ShardedGenerator<C>) -> Pool<C> {

@@ -14,7 +14,7 @@ use crate::error::with_cause;
 
 /// The service's generator, by where its node number came from. Generic over the clock
 /// only so that tests can stand time still.
-pub enum Minter<C: Clock = TscClock> {
+pub enum Minter<C: Clock + 'static = TscClock> {
     /// `--node` or `--node-from`: the node is fixed for the process's life. IDs come from
     /// the pool of its exclusive shards, or from the generator (its overflow shard) when
     /// every pooled shard is held or has used its tick up.
@@ -54,7 +54,7 @@ pub enum Health {
     Lost,
 }
 
-impl<C: Clock> Minter<C> {
+impl<C: Clock + 'static> Minter<C> {
     /// The layout of the IDs.
     pub fn layout(&self) -> &Layout {
         match self {

@@ -25,11 +25,9 @@ pub(crate) enum Shard<'a> {
 }
 
 struct Entry {
-    /// The generator's shared state, kept so that its address, the entry's [`key`], is not
-    /// reused by another generator while this thread may hold it in [`Hot::owner`].
-    _shared: Arc<dyn Any + Send + Sync>,
-    /// [`key`] of `shared`.
-    key: usize,
+    /// The generator's shared state, kept so that its address (its [`key`]) is not reused by
+    /// another generator while this thread may hold it in [`Hot::owner`].
+    shared: Arc<dyn Any + Send + Sync>,
     slots: Arc<Slots>,
     hold: Option<Hold>,
     /// Overflow mints left before the next try for an exclusive shard.
@@ -77,7 +75,7 @@ exiting_thread_local! {
 
 /// The identity of a generator in [`Hot::owner`]: the address of its shared state.
 #[inline(always)]
-pub(crate) fn key<S>(shared: &Arc<S>) -> usize {
+pub(crate) fn key<S: ?Sized>(shared: &Arc<S>) -> usize {
     Arc::as_ptr(shared).cast::<()>() as usize
 }
 
@@ -91,7 +89,7 @@ impl Registry {
         }
         let hold = entries
             .iter()
-            .find(|e| e.key == owner)
+            .find(|e| key(&e.shared) == owner)
             .and_then(|e| e.hold.as_ref());
         debug_assert!(hold.is_some(), "the hot copy's hold is in the registry");
         if let Some(hold) = hold {
@@ -190,7 +188,7 @@ fn lookup<S: Any + Send + Sync, R>(
     if let Ok(entries) = local.entries.try_borrow() {
         local.flush(&entries);
         let owner_key = key(owner.shared);
-        if let Some(entry) = entries.iter().find(|e| e.key == owner_key) {
+        if let Some(entry) = entries.iter().find(|e| key(&e.shared) == owner_key) {
             match &entry.hold {
                 Some(hold) => return Some(local.use_own(&entries, owner_key, hold, f)),
                 None if entry.retry_in.get() > 0 => {
@@ -239,7 +237,7 @@ fn lookup_slow<S: Any + Send + Sync, R>(
     let mut entries = local.entries.try_borrow_mut().ok()?;
     // Before entries are removed or their holds replaced, their states are in them.
     local.flush(&entries);
-    let position = match entries.iter().position(|e| e.key == owner_key) {
+    let position = match entries.iter().position(|e| key(&e.shared) == owner_key) {
         Some(i) => {
             let entry = &mut entries[i];
             entry.hold = slots.acquire();
@@ -257,8 +255,7 @@ fn lookup_slow<S: Any + Send + Sync, R>(
             // Entries of dropped generators hold shards nobody can use: hand them back.
             entries.retain(|e| !e.slots.is_closed());
             entries.push(Entry {
-                _shared: Arc::clone(owner.shared) as Arc<dyn Any + Send + Sync>,
-                key: owner_key,
+                shared: Arc::clone(owner.shared) as Arc<dyn Any + Send + Sync>,
                 slots: Arc::clone(slots),
                 hold: slots.acquire(),
                 retry_in: Cell::new(RETRY_EVERY),

@@ -4,19 +4,21 @@ use super::ShardedGenerator;
 use crate::clock::ManualClock;
 use crate::layout::Layout;
 
+/// A Twitter-layout sharded generator on `clock`.
+fn build(clock: &ManualClock) -> ShardedGenerator<ManualClock> {
+    ShardedGenerator::builder(Layout::TWITTER)
+        .clock(clock.clone())
+        .build()
+        .unwrap()
+}
+
 /// A thread's registry entry for a dropped sharded generator is pruned when the thread
 /// registers another one (its shard table is freed), and the entries of live generators
 /// are kept.
 #[test]
 fn a_dropped_generator_s_thread_entry_is_pruned_and_live_ones_kept() {
     let clock = ManualClock::at_unix_millis(1_700_000_000_000);
-    let build = || {
-        ShardedGenerator::builder(Layout::TWITTER)
-            .clock(clock.clone())
-            .build()
-            .unwrap()
-    };
-    let (live, dropped) = (build(), build());
+    let (live, dropped) = (build(&clock), build(&clock));
     live.next_id().unwrap();
     dropped.next_id().unwrap();
     let slots = Arc::clone(&dropped.shared.slots);
@@ -25,7 +27,7 @@ fn a_dropped_generator_s_thread_entry_is_pruned_and_live_ones_kept() {
         Arc::strong_count(&slots) > 1,
         "the thread's entry still holds it"
     );
-    let new = build();
+    let new = build(&clock);
     new.next_id().unwrap();
     assert_eq!(Arc::strong_count(&slots), 1, "pruned when `new` registered");
     assert_eq!(
@@ -42,18 +44,12 @@ fn a_dropped_generator_s_thread_entry_is_pruned_and_live_ones_kept() {
 #[test]
 fn a_dropped_generator_s_shared_state_lives_until_its_thread_entry_is_pruned() {
     let clock = ManualClock::at_unix_millis(1_700_000_000_000);
-    let build = || {
-        ShardedGenerator::builder(Layout::TWITTER)
-            .clock(clock.clone())
-            .build()
-            .unwrap()
-    };
-    let dropped = build();
+    let dropped = build(&clock);
     dropped.next_id().unwrap();
     let shared = Arc::clone(&dropped.shared);
     drop(dropped);
     assert_eq!(Arc::strong_count(&shared), 2, "ours and the thread's entry");
-    build().next_id().unwrap();
+    build(&clock).next_id().unwrap();
     assert_eq!(
         Arc::strong_count(&shared),
         1,

@@ -5,6 +5,7 @@ use core::cell::Cell;
 use core::time::Duration;
 
 use super::cell::StateCell;
+use super::hot_tick::HotTick;
 use super::packing::Packing;
 use super::rule::{step, tolerance_ticks, OwnTick, Rules, Step, TickWindow};
 use super::tick_cache::TickCache;
@@ -200,6 +201,18 @@ impl<C: Clock> Minter<C> {
         let (state, id) = cache.next(cell.get(), now, &self.packing)?;
         cell.set(state);
         Some(id)
+    }
+
+    /// [`take_one_from_cache`](Self::take_one_from_cache) for an owner that keeps its place
+    /// in a [`HotTick`]: the ID's bits if the hot tick serves the cheap clock reading.
+    #[inline(always)]
+    pub(crate) fn take_one_hot(&self, hot: &HotTick) -> Option<u64> {
+        hot.next(self.clock.recent_unix_nanos())
+    }
+
+    /// How this minter packs states into IDs, for loading a [`HotTick`].
+    pub(crate) fn packing(&self) -> &Packing {
+        &self.packing
     }
 
     /// The general path of [`take_one_cached`](Self::take_one_cached), which then caches

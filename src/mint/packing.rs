@@ -50,6 +50,12 @@ impl Packing {
         tick.wrapping_mul(self.per_tick).wrapping_add(node_in_place)
     }
 
+    /// How far apart the IDs of consecutive states of one tick are: `2^sequence_shift`.
+    #[inline(always)]
+    pub(crate) fn per_state(&self) -> u64 {
+        self.per_state
+    }
+
     /// The ID of `state`, a state of the tick whose [`tick_part`](Self::tick_part) is given.
     #[inline(always)]
     pub(crate) fn id_from(&self, state: u64, tick_part: u64) -> u64 {

@@ -185,11 +185,18 @@ impl TickWindow {
     #[inline(always)]
     pub(crate) fn next(&self, state: u64, now: u64) -> Option<u64> {
         debug_assert!(state >= self.floor || self.span == 0);
-        if now.wrapping_sub(self.lower) >= self.span {
+        if !self.serves(now) {
             return None;
         }
         // Below `last`, so `state + 1` does not wrap.
         (state < self.last).then(|| state + 1)
+    }
+
+    /// Whether the reading `now` (nanoseconds) falls in this window's readings: the half of
+    /// [`next`](Self::next) that needs no state.
+    #[inline(always)]
+    pub(crate) fn serves(&self, now: u64) -> bool {
+        now.wrapping_sub(self.lower) < self.span
     }
 }
 

@@ -66,6 +66,18 @@ impl TickCache {
         self.window.set(window);
     }
 
+    /// The cached window.
+    #[inline(always)]
+    pub(crate) fn window(&self) -> TickWindow {
+        self.window.get()
+    }
+
+    /// The cached tick's [`Packing::tick_part`].
+    #[inline(always)]
+    pub(crate) fn tick_part(&self) -> u64 {
+        self.tick_part.get()
+    }
+
     /// Takes on `other`'s window and ID bits.
     pub(crate) fn copy_from(&self, other: &TickCache) {
         self.window.set(other.window.get());

@@ -7,7 +7,8 @@ use core::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use super::slots::{Hold, Slots};
-use crate::mint::tick_cache::TickCache;
+use crate::mint::hot_tick::HotTick;
+use crate::mint::packing::Packing;
 use crate::sync::{arm_thread_exit, exiting_thread_local, ThreadExit};
 
 /// Mints through the overflow shard this many times before trying again for an exclusive
@@ -50,24 +51,22 @@ struct Registry {
 }
 
 /// The state and tick window of one exclusive shard this thread holds, moved here for the
-/// hot path. While `owner` names a generator, these cells are its hold's state (the hold's
-/// own cells are stale); [`Registry::flush`] moves them back before anything else reads the
-/// hold. `owner` is the address of the generator's shared state, which the hot path has in a
+/// hot path (in ID terms: a [`HotTick`]). While `owner` names a generator, this is its hold's
+/// state (the hold's own cells are stale); [`Registry::flush`] moves it back before anything
+/// else reads the hold. `owner` is the address of the generator's shared state, which the hot path has in a
 /// register already (no load to compare with); it cannot be freed or reused while its entry
 /// (holding an `Arc` of it) lives, and the entry is never removed without a flush.
 struct Hot {
     /// [`key`] of the owning generator's shared state, or 0 when nothing is here.
     owner: Cell<usize>,
-    state: Cell<u64>,
-    cache: TickCache,
+    tick: HotTick,
 }
 
 exiting_thread_local! {
     static LOCAL: Registry = Registry {
         hot: Hot {
             owner: Cell::new(0),
-            state: Cell::new(0),
-            cache: TickCache::new(),
+            tick: HotTick::new(),
         },
         entries: ManuallyDrop::new(RefCell::new(Vec::new())),
     };
@@ -95,20 +94,20 @@ impl Registry {
         if let Some(hold) = hold {
             // The larger state: a call re-entered from a minting path (a clock that mints
             // through this generator) may have moved either copy on.
-            if self.hot.state.get() >= hold.state.get() {
-                hold.state.set(self.hot.state.get());
-                hold.cache.copy_from(&self.hot.cache);
+            let state = self.hot.tick.state();
+            if state >= hold.state.get() {
+                hold.state.set(state);
+                hold.cache.copy_from(self.hot.tick.cache());
             }
         }
         self.hot.owner.set(0);
     }
 
-    /// Copies `hold` (of the generator with [`key`] `owner`) to the hot cells; the hot copy
-    /// must have been flushed.
-    fn promote(&self, owner: usize, hold: &Hold) {
+    /// Copies `hold` (of the generator with [`key`] `owner`, whose IDs `packing` makes) to
+    /// the hot copy; the hot copy must have been flushed.
+    fn promote(&self, owner: usize, hold: &Hold, packing: &Packing) {
         debug_assert_eq!(self.hot.owner.get(), 0, "flushed before");
-        self.hot.state.set(hold.state.get());
-        self.hot.cache.copy_from(&hold.cache);
+        self.hot.tick.load(hold.state.get(), &hold.cache, packing);
         self.hot.owner.set(owner);
     }
 }
@@ -133,26 +132,24 @@ fn exit_hook() {
 /// if the shard is the one this thread used last: no borrow, no search, nothing taken or
 /// allocated. The hot path; everything else goes through [`with`].
 #[inline(always)]
-pub(crate) fn with_own(
-    owner: usize,
-    f: impl FnOnce(&Cell<u64>, &TickCache) -> Option<u64>,
-) -> Option<u64> {
+pub(crate) fn with_own(owner: usize, f: impl FnOnce(&HotTick) -> Option<u64>) -> Option<u64> {
     LOCAL
         .try_with(|local| {
             if local.hot.owner.get() != owner {
                 return None;
             }
-            f(&local.hot.state, &local.hot.cache)
+            f(&local.hot.tick)
         })
         .ok()
         .flatten()
 }
 
-/// The generator a thread mints for: its shared state `S` (a thread's entry keeps it) and
-/// the slots in it.
+/// The generator a thread mints for: its shared state `S` (a thread's entry keeps it), the
+/// slots in it, and how its IDs are packed (for the hot copy).
 pub(crate) struct Owner<'a, S> {
     pub(crate) shared: &'a Arc<S>,
     pub(crate) slots: &'a Arc<Slots>,
+    pub(crate) packing: &'a Packing,
 }
 
 impl<S> Clone for Owner<'_, S> {
@@ -190,7 +187,9 @@ fn lookup<S: Any + Send + Sync, R>(
         let owner_key = key(owner.shared);
         if let Some(entry) = entries.iter().find(|e| key(&e.shared) == owner_key) {
             match &entry.hold {
-                Some(hold) => return Some(local.use_own(&entries, owner_key, hold, f)),
+                Some(hold) => {
+                    return Some(local.use_own(&entries, owner_key, owner.packing, hold, f))
+                }
                 None if entry.retry_in.get() > 0 => {
                     entry.retry_in.set(entry.retry_in.get() - 1);
                     return Some(f(Shard::Overflow(&entry.last_elsewhere)));
@@ -210,12 +209,13 @@ impl Registry {
         &self,
         entries: &[Entry],
         owner: usize,
+        packing: &Packing,
         hold: &Hold,
         f: &mut impl FnMut(Shard<'_>) -> R,
     ) -> R {
         let r = f(Shard::Own(hold));
         self.flush(entries);
-        self.promote(owner, hold);
+        self.promote(owner, hold, packing);
         r
     }
 }
@@ -266,7 +266,7 @@ fn lookup_slow<S: Any + Send + Sync, R>(
     };
     let entry = &entries[position];
     Some(match &entry.hold {
-        Some(hold) => local.use_own(&entries, owner_key, hold, f),
+        Some(hold) => local.use_own(&entries, owner_key, owner.packing, hold, f),
         None => f(Shard::Overflow(&entry.last_elsewhere)),
     })
 }

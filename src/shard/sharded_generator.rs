@@ -94,6 +94,7 @@ impl<C: Clock + 'static> ShardedGenerator<C> {
         Owner {
             shared: &self.shared,
             slots: &self.shared.slots,
+            packing: self.shared.minter.packing(),
         }
     }
 
@@ -162,9 +163,7 @@ impl<C: Clock + 'static> ShardedGenerator<C> {
     #[inline(always)]
     pub fn next_id(&self) -> Result<Id, MintError> {
         let m = &self.shared.minter;
-        match local::with_own(local::key(&self.shared), |state, cache| {
-            m.take_one_from_cache(state, cache)
-        }) {
+        match local::with_own(local::key(&self.shared), |hot| m.take_one_hot(hot)) {
             Some(id) => Ok(Id::from_u64(id)),
             None => self.next_id_general(m.max_wait),
         }
@@ -187,9 +186,7 @@ impl<C: Clock + 'static> ShardedGenerator<C> {
     #[inline]
     pub fn next_id_timeout(&self, timeout: Duration) -> Result<Id, MintError> {
         let m = &self.shared.minter;
-        match local::with_own(local::key(&self.shared), |state, cache| {
-            m.take_one_from_cache(state, cache)
-        }) {
+        match local::with_own(local::key(&self.shared), |hot| m.take_one_hot(hot)) {
             Some(id) => Ok(Id::from_u64(id)),
             None => self.next_id_general(timeout),
         }

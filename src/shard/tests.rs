@@ -83,3 +83,51 @@ fn a_new_generator_never_mints_from_a_dropped_one_s_hot_copy() {
         );
     }
 }
+
+/// The thread-local hot path issues IDs in ID terms (the last ID plus a step): in both field
+/// orders, through refreshes and a tick change, each ID is its shard's node and the state
+/// after the last one, as the layout packs them.
+#[test]
+fn thread_local_ids_are_consecutive_states_of_the_thread_s_shard_in_both_orders() {
+    use crate::layout::Order;
+    for order in [Order::TimeNodeSequence, Order::TimeSequenceNode] {
+        let layout = Layout::builder()
+            .node_bits(6)
+            .sequence_bits(12)
+            .order(order)
+            .build()
+            .unwrap();
+        let clock = ManualClock::at_unix_millis(1_700_000_000_000);
+        let gen = ShardedGenerator::builder(layout)
+            .node(5)
+            .shard_bits(2)
+            .clock(clock.clone())
+            .build()
+            .unwrap();
+        let mut last: Option<(u64, u64)> = None;
+        for i in 0..3_000_u32 {
+            if i == 2_500 {
+                clock.advance(core::time::Duration::from_millis(1));
+            }
+            let id = gen.next_id().unwrap();
+            let parts = layout.decode(id);
+            let shard = gen.local_shard().unwrap();
+            assert_eq!(parts.node(), 5 << 2 | shard, "{order:?} ID {i}");
+            let here = (parts.ticks(), parts.sequence());
+            if let Some((ticks, sequence)) = last {
+                let want = if here.0 == ticks {
+                    (ticks, sequence + 1)
+                } else {
+                    (ticks + 1, 0)
+                };
+                assert_eq!(here, want, "{order:?} ID {i} after {last:?}");
+            }
+            last = Some(here);
+        }
+        assert_eq!(
+            last.map(|(_, s)| s),
+            Some(499),
+            "{order:?}: the tick changed"
+        );
+    }
+}

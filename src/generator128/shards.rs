@@ -166,10 +166,14 @@ impl UlidRun {
     #[inline(always)]
     fn next<C: Clock>(&mut self, gen: &UlidGenerator<C>) -> Ulid {
         let reading = gen.clock.recent_unix_nanos();
-        let id = self.id;
-        if id < self.limit && reading < self.until {
-            self.id = id + 1;
-            return Ulid::from_u128(id);
+        // The reading first: tested after the 128-bit compare, its outcome waits in a flag
+        // register (two more instructions per ID).
+        if reading < self.until {
+            let id = self.id;
+            if id < self.limit {
+                self.id = id + 1;
+                return Ulid::from_u128(id);
+            }
         }
         self.next_past_run(reading, gen)
     }
@@ -278,10 +282,13 @@ impl LocalUlids {
     #[inline(always)]
     fn next<C: Clock>(&self, gen: &UlidGenerator<C>) -> Ulid {
         let reading = gen.clock.recent_unix_nanos();
-        let id = self.id.get();
-        if id < self.limit.get() && reading < self.until.get() {
-            self.id.set(id + 1);
-            return Ulid::from_u128(id);
+        // The reading first, as in `UlidRun::next`.
+        if reading < self.until.get() {
+            let id = self.id.get();
+            if id < self.limit.get() {
+                self.id.set(id + 1);
+                return Ulid::from_u128(id);
+            }
         }
         self.next_past_run(reading, gen)
     }

@@ -65,11 +65,15 @@ impl Uuid7Run {
     pub(super) fn next<C: Clock>(&mut self, gen: &Uuid7Generator<C>) -> Uuid7 {
         let reading = gen.clock.recent_unix_nanos();
         let i = self.taken;
-        if let Some(&step) = self.steps.get(i) {
-            let id = self.id + 1 + u128::from(step);
-            if id < self.limit && reading < self.until {
-                (self.id, self.taken) = (id, i + 1);
-                return Uuid7::from_valid_u128(id);
+        // The reading first: tested after the 128-bit compare, its outcome waits in a flag
+        // register (two more instructions per ID).
+        if reading < self.until {
+            if let Some(&step) = self.steps.get(i) {
+                let id = self.id + 1 + u128::from(step);
+                if id < self.limit {
+                    (self.id, self.taken) = (id, i + 1);
+                    return Uuid7::from_valid_u128(id);
+                }
             }
         }
         self.next_slow(reading, gen)
@@ -142,12 +146,15 @@ impl LocalUuids {
     pub(super) fn next<C: Clock>(&self, gen: &Uuid7Generator<C>) -> Uuid7 {
         let reading = gen.clock.recent_unix_nanos();
         let i = self.taken.get();
-        if let Some(step) = self.steps.get(i) {
-            let id = self.id.get() + 1 + u128::from(step.get());
-            if id < self.limit.get() && reading < self.until.get() {
-                self.id.set(id);
-                self.taken.set(i + 1);
-                return Uuid7::from_valid_u128(id);
+        // The reading first, as in `Uuid7Run::next`.
+        if reading < self.until.get() {
+            if let Some(step) = self.steps.get(i) {
+                let id = self.id.get() + 1 + u128::from(step.get());
+                if id < self.limit.get() {
+                    self.id.set(id);
+                    self.taken.set(i + 1);
+                    return Uuid7::from_valid_u128(id);
+                }
             }
         }
         self.next_slow(reading, gen)

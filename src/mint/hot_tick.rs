@@ -3,8 +3,9 @@
 //!
 //! Within one tick a state's ID is `state * per_state + tick_part` ([`Packing`]), so
 //! consecutive states' IDs are `per_state` apart and ordered as the states are. Kept in those
-//! terms, the fast rule ([`TickWindow::next`]) is an add and a compare on the ID itself: no
-//! multiply per ID, which is what the thread-local path spent past its loads.
+//! terms, the fast rule ([`TickWindow::next`](super::rule::TickWindow::next)) is an add and a
+//! compare on the ID itself: no multiply per ID, which is what the thread-local path spent
+//! past its loads.
 
 use core::cell::Cell;
 

@@ -220,8 +220,8 @@ fn mint_loop<M: Mint + ?Sized>(gen: &M, count: u64, record: bool) -> (Duration, 
 }
 
 /// `threads` threads mint `total` IDs between them from ONE shared generator, starting
-/// together at a barrier. With `record`, each thread keeps its IDs (storing them costs a
-/// memory write per ID, so the timed bench runs without).
+/// together at a barrier and ending together at another. With `record`, each thread keeps
+/// its IDs (storing them costs a memory write per ID, so the timed bench runs without).
 pub fn mint_shared<M: Mint + Sync>(gen: &M, threads: usize, total: u64, record: bool) -> Run {
     let barrier = Barrier::new(threads);
     let results: Vec<(Duration, Vec<u64>)> = std::thread::scope(|s| {
@@ -230,7 +230,12 @@ pub fn mint_shared<M: Mint + Sync>(gen: &M, threads: usize, total: u64, record: 
                 let barrier = &barrier;
                 s.spawn(move || {
                     barrier.wait();
-                    mint_loop(gen, share_of(total, threads, i), record)
+                    let run = mint_loop(gen, share_of(total, threads, i), record);
+                    // No thread ends (handing back a thread-local shard) before every thread
+                    // has minted: a thread that ran its whole share before another was
+                    // scheduled would otherwise pass its shard on to it.
+                    barrier.wait();
+                    run
                 })
             })
             .collect();

@@ -85,7 +85,8 @@ impl Uuid7Run {
     #[inline(never)]
     fn next_slow<C: Clock>(&mut self, reading: u64, gen: &Uuid7Generator<C>) -> Uuid7 {
         if self.taken >= STEPS {
-            self.draw_steps();
+            draw_steps(&mut self.steps);
+            self.taken = 0;
         }
         let id = self.id + 1 + u128::from(self.steps[self.taken]);
         self.taken += 1;
@@ -93,26 +94,34 @@ impl Uuid7Run {
             self.id = id;
             return Uuid7::from_valid_u128(id);
         }
-        let state = self
-            .block
-            .next_past_tick(reading, &gen.state, &gen.timeline, &gen.clock);
-        let first = gen.uuid_at(state);
-        let id = first.to_u128();
-        // Below the next state's UUIDs: the random bits cleared, one state up (past the
-        // counter's last value this carries into the variant bits: a bound, never a UUID).
-        self.limit = (id & !(STATE_UNIT - 1)) + STATE_UNIT;
-        (self.id, self.until) = (id, self.block.until());
+        let (first, limit, until) = next_state(&mut self.block, reading, gen);
+        (self.id, self.limit, self.until) = (first.to_u128(), limit, until);
         first
     }
+}
 
-    /// Refills the steps from this thread's RNG, in one bulk copy.
-    fn draw_steps(&mut self) {
-        let mut bytes = [0u8; STEPS * 2];
-        with_rng(|rng| rng.fill_bytes(&mut bytes));
-        for (step, pair) in self.steps.iter_mut().zip(bytes.chunks_exact(2)) {
-            *step = u16::from_le_bytes([pair[0], pair[1]]);
-        }
-        self.taken = 0;
+/// The first UUID of the block's next state past `reading`'s tick (a new block if this one
+/// is spent), with the run's bounds for it: the first UUID past the state's range and the
+/// first cheap reading past its tick.
+fn next_state<C: Clock>(
+    block: &mut Block,
+    reading: u64,
+    gen: &Uuid7Generator<C>,
+) -> (Uuid7, u128, u64) {
+    let state = block.next_past_tick(reading, &gen.state, &gen.timeline, &gen.clock);
+    let first = gen.uuid_at(state);
+    // Below the next state's UUIDs: the random bits cleared, one state up (past the
+    // counter's last value this carries into the variant bits: a bound, never a UUID).
+    let limit = (first.to_u128() & !(STATE_UNIT - 1)) + STATE_UNIT;
+    (first, limit, block.until())
+}
+
+/// Fills `steps` from this thread's RNG, in one bulk copy.
+fn draw_steps(steps: &mut [u16; STEPS]) {
+    let mut bytes = [0u8; STEPS * 2];
+    with_rng(|rng| rng.fill_bytes(&mut bytes));
+    for (step, pair) in steps.iter_mut().zip(bytes.chunks_exact(2)) {
+        *step = u16::from_le_bytes([pair[0], pair[1]]);
     }
 }
 
@@ -160,28 +169,33 @@ impl LocalUuids {
         self.next_slow(reading, gen)
     }
 
-    /// [`Uuid7Run::next_slow`] on a copy of the cells, written back.
+    /// [`Uuid7Run::next_slow`] on the cells: only the steps are written when they are
+    /// drawn afresh, the block and the bounds when a new state is taken.
     #[cold]
     #[inline(never)]
     fn next_slow<C: Clock>(&self, reading: u64, gen: &Uuid7Generator<C>) -> Uuid7 {
-        let mut run = Uuid7Run {
-            id: self.id.get(),
-            limit: self.limit.get(),
-            until: self.until.get(),
-            block: self.block.get(),
-            steps: core::array::from_fn(|i| self.steps[i].get()),
-            taken: self.taken.get(),
-        };
-        let id = run.next_slow(reading, gen);
-        self.id.set(run.id);
-        self.limit.set(run.limit);
-        self.until.set(run.until);
-        self.block.set(run.block);
-        for (cell, step) in self.steps.iter().zip(run.steps) {
-            cell.set(step);
+        let mut i = self.taken.get();
+        if i >= STEPS {
+            let mut steps = [0; STEPS];
+            draw_steps(&mut steps);
+            for (cell, step) in self.steps.iter().zip(steps) {
+                cell.set(step);
+            }
+            i = 0;
         }
-        self.taken.set(run.taken);
-        id
+        let id = self.id.get() + 1 + u128::from(self.steps[i].get());
+        self.taken.set(i + 1);
+        if id < self.limit.get() && reading < self.until.get() {
+            self.id.set(id);
+            return Uuid7::from_valid_u128(id);
+        }
+        let mut block = self.block.get();
+        let (first, limit, until) = next_state(&mut block, reading, gen);
+        self.block.set(block);
+        self.id.set(first.to_u128());
+        self.limit.set(limit);
+        self.until.set(until);
+        first
     }
 }
 
